@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/chartkeeper/chartkeeper/internal/version"
+)
+
+// Exit codes of the chartkeeper command.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitConfig  = 2
+)
+
+const usage = `chartkeeper: keeps one Helm release per custom resource.
+
+Usage:
+  chartkeeper run [flags]     run the operator (see "chartkeeper run -h")
+  chartkeeper version         print the version
+`
+
+// Main runs the command line with args (without the program name) and
+// returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return ExitConfig
+	}
+	switch args[0] {
+	case "run":
+		return runCommand(args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "chartkeeper", version.String())
+		return ExitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return ExitOK
+	default:
+		fmt.Fprintf(stderr, "chartkeeper: unknown command %q\n\n%s", args[0], usage)
+		return ExitConfig
+	}
+}

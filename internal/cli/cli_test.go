@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMainExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("- group: apps.example.com\n  version: v1\n  kind: Broken\n  chart: nowhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		wantStderr []string
+		wantStdout []string
+	}{
+		{"no args", nil, ExitConfig, []string{"Usage:"}, nil},
+		{"unknown command", []string{"frobnicate"}, ExitConfig, []string{`unknown command "frobnicate"`}, nil},
+		{"version", []string{"version"}, ExitOK, nil, []string{"chartkeeper"}},
+		{"help", []string{"help"}, ExitOK, nil, []string{"chartkeeper run"}},
+		{"unknown flag", []string{"run", "--no-such-flag"}, ExitConfig, []string{"no-such-flag"}, nil},
+		{"stray argument", []string{"run", "extra"}, ExitConfig, []string{"unexpected arguments"}, nil},
+		{"missing watches file", []string{"run", "--watches-file", filepath.Join(dir, "absent.yaml")}, ExitConfig,
+			[]string{"invalid watches file", "absent.yaml", "no such file"}, nil},
+		{"malformed watches file", []string{"run", "--watches-file", bad}, ExitConfig,
+			[]string{"invalid watches file " + bad, `entry 0 (kind "Broken"): field "chart"`}, nil},
+		{"bad metrics address", []string{"run", "--watches-file", "../../watches.yaml", "--kubeconfig", writeKubeconfig(t), "--metrics-bind-address", "nonsense"},
+			ExitConfig, []string{`metrics address "nonsense"`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Main(tt.args, &out, &errOut)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d (stderr: %s)", code, tt.code, errOut.String())
+			}
+			for _, w := range tt.wantStderr {
+				if !strings.Contains(errOut.String(), w) {
+					t.Errorf("stderr %q does not contain %q", errOut.String(), w)
+				}
+			}
+			for _, w := range tt.wantStdout {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout %q does not contain %q", out.String(), w)
+				}
+			}
+		})
+	}
+}
+
+// writeKubeconfig writes a syntactically valid kubeconfig for a server that
+// is never contacted.
+func writeKubeconfig(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	kc := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`
+	if err := os.WriteFile(p, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

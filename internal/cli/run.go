@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/chartkeeper/chartkeeper/internal/operator"
+	"github.com/chartkeeper/chartkeeper/internal/version"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
+)
+
+// runFlags are the flags of "chartkeeper run".
+type runFlags struct {
+	watchesFile      string
+	kubeconfig       string
+	metricsAddr      string
+	probeAddr        string
+	leaderElect      bool
+	leaderElectionID string
+	leaderElectionNS string
+	zap              zap.Options
+}
+
+func (f *runFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.watchesFile, "watches-file", envOr("WATCHES_FILE", "watches.yaml"), "path of watches.yaml (env WATCHES_FILE)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, in-cluster config, then ~/.kube/config)")
+	fs.StringVar(&f.metricsAddr, "metrics-bind-address", "127.0.0.1:8080", `metrics endpoint address ("0" disables it)`)
+	fs.StringVar(&f.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", "address of /healthz and /readyz")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
+	fs.StringVar(&f.leaderElectionID, "leader-election-id", "chartkeeper-leader.chartkeeper.dev", "name of the leader election Lease")
+	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election Lease (default: the operator's own)")
+	f.zap = zap.Options{Development: false}
+	f.zap.BindFlags(fs)
+}
+
+func runCommand(args []string, stdout, stderr io.Writer) int {
+	var f runFlags
+	fs := flag.NewFlagSet("chartkeeper run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.bind(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitConfig
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "chartkeeper run: unexpected arguments %q\n", fs.Args())
+		return ExitConfig
+	}
+	ws, err := watches.Load(f.watchesFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "chartkeeper: invalid watches file %s:\n%s\n", f.watchesFile, indent(err.Error()))
+		return ExitConfig
+	}
+	f.zap.DestWriter = stderr
+	log := zap.New(zap.UseFlagOptions(&f.zap))
+	ctrl.SetLogger(log)
+	log.Info("starting chartkeeper", "version", version.String(), "watchesFile", f.watchesFile, "watches", len(ws))
+
+	cfg, err := restConfig(f.kubeconfig)
+	if err != nil {
+		fmt.Fprintf(stderr, "chartkeeper: no Kubernetes configuration: %v\n", err)
+		return ExitConfig
+	}
+	op, err := operator.New(cfg, ws,
+		operator.WithLogger(log),
+		operator.WithMetricsAddress(f.metricsAddr),
+		operator.WithProbeAddress(f.probeAddr),
+		operator.WithLeaderElection(f.leaderElect, f.leaderElectionID, f.leaderElectionNS),
+		operator.WithNamespaces(watchNamespaces()...),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)
+		return ExitConfig
+	}
+	if err := op.Run(ctrl.SetupSignalHandler()); err != nil {
+		log.Error(err, "operator stopped with an error")
+		return ExitFailure
+	}
+	log.Info("chartkeeper stopped")
+	return ExitOK
+}
+
+// restConfig loads the client configuration from an explicit kubeconfig
+// file, or from $KUBECONFIG, the in-cluster environment or ~/.kube/config.
+func restConfig(path string) (*rest.Config, error) {
+	if path != "" {
+		return clientcmd.BuildConfigFromFlags("", path)
+	}
+	return ctrl.GetConfig()
+}
+
+// watchNamespaces reads WATCH_NAMESPACE: a comma-separated list, empty for all.
+func watchNamespaces() []string {
+	var out []string
+	for _, ns := range strings.Split(os.Getenv("WATCH_NAMESPACE"), ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}

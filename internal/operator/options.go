@@ -1,0 +1,74 @@
+package operator
+
+import (
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/go-logr/logr"
+)
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	metricsAddr      string
+	probeAddr        string
+	leaderElect      bool
+	leaderElectionID string
+	leaderElectionNS string
+	namespaces       []string
+	logger           logr.Logger
+}
+
+func defaultOptions() options {
+	return options{
+		metricsAddr:      "127.0.0.1:8080",
+		probeAddr:        "127.0.0.1:8081",
+		leaderElectionID: "chartkeeper-leader.chartkeeper.dev",
+		logger:           logr.Discard(),
+	}
+}
+
+// WithMetricsAddress sets the metrics endpoint's listen address. Default
+// "127.0.0.1:8080"; "0" disables the endpoint.
+func WithMetricsAddress(addr string) Option { return func(o *options) { o.metricsAddr = addr } }
+
+// WithProbeAddress sets the /healthz and /readyz listen address. Default
+// "127.0.0.1:8081"; "0" disables the endpoint.
+func WithProbeAddress(addr string) Option { return func(o *options) { o.probeAddr = addr } }
+
+// WithLeaderElection turns leader election on with a Lease named id in
+// namespace ns ("" = the namespace the operator runs in). Default off;
+// id defaults to "chartkeeper-leader.chartkeeper.dev".
+func WithLeaderElection(on bool, id, ns string) Option {
+	return func(o *options) {
+		o.leaderElect = on
+		if id != "" {
+			o.leaderElectionID = id
+		}
+		o.leaderElectionNS = ns
+	}
+}
+
+// WithNamespaces confines the operator to these namespaces. Default: all.
+func WithNamespaces(ns ...string) Option { return func(o *options) { o.namespaces = ns } }
+
+// WithLogger sets the logger. Default: discard.
+func WithLogger(l logr.Logger) Option { return func(o *options) { o.logger = l } }
+
+func (o options) validate() error {
+	var errs []error
+	for _, a := range []struct{ name, addr string }{{"metrics address", o.metricsAddr}, {"probe address", o.probeAddr}} {
+		if a.addr == "0" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(a.addr); err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %v", a.name, a.addr, err))
+		}
+	}
+	if o.leaderElect && o.leaderElectionID == "" {
+		errs = append(errs, errors.New("leader election needs an ID"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,116 @@
+package watches
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+func TestLoadHelmOperatorFileUnchanged(t *testing.T) {
+	t.Setenv("TEST_IMAGE_TAG", "1.6.9")
+	ws, err := Load(filepath.Join("testdata", "helm-operator-watches.yaml"))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if len(ws) != 2 {
+		t.Fatalf("got %d watches, want 2", len(ws))
+	}
+	m := ws[0]
+	if got := m.String(); got != "cache.example.com/v1alpha1, Kind=Memcached" {
+		t.Errorf("GVK = %s", got)
+	}
+	if m.Chart == nil || m.Chart.Metadata.Name != "testchart" {
+		t.Errorf("chart not loaded: %+v", m.Chart)
+	}
+	if m.WatchesDependents() {
+		t.Error("watchDependentResources: false was not honoured")
+	}
+	if m.Period() != 2*time.Minute || m.Concurrency() != 4 {
+		t.Errorf("period %s, concurrency %d", m.Period(), m.Concurrency())
+	}
+	wantOverrides := map[string]string{"image.repository": "quay.io/example/memcached", "image.tag": "1.6.9", "replicas": "3"}
+	for k, v := range wantOverrides {
+		if m.OverrideValues[k] != v {
+			t.Errorf("overrideValues[%s] = %q, want %q", k, m.OverrideValues[k], v)
+		}
+	}
+	if !m.LabelSelector.Matches(labels.Set{"tier": "cache"}) || m.LabelSelector.Matches(labels.Set{"tier": "web"}) {
+		t.Errorf("selector %s does not select tier=cache only", m.LabelSelector)
+	}
+
+	p := ws[1]
+	if p.Group != "" || !p.WatchesDependents() || p.Period() != 0 || p.Concurrency() != DefaultMaxConcurrentReconciles {
+		t.Errorf("defaults not applied: %+v", p)
+	}
+	if !p.LabelSelector.Empty() {
+		t.Errorf("no selector should select everything, got %s", p.LabelSelector)
+	}
+	if !filepath.IsAbs(p.ResolvedChartPath) && !strings.HasPrefix(p.ResolvedChartPath, "testdata") {
+		t.Errorf("chart path not resolved against the file: %s", p.ResolvedChartPath)
+	}
+}
+
+func TestParseErrorsNameEntryAndField(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want []string // every fragment must appear in the error
+	}{
+		{"not yaml", "- group: [", []string{"not valid YAML"}},
+		{"not a list", "group: a\nkind: B", []string{"top level must be a list"}},
+		{"empty", "", []string{"no watch entries"}},
+		{"entry not a map", "- just-a-string", []string{"entry 0", "mapping"}},
+		{"unknown field", "- version: v1\n  kind: Foo\n  chrt: chart", []string{`entry 0 (kind "Foo")`, `unknown field "chrt"`}},
+		{"wrong type", "- version: v1\n  kind: Foo\n  chart: chart\n  maxConcurrentReconciles: many", []string{`entry 0 (kind "Foo")`, "maxConcurrentReconciles", "integer"}},
+		{"missing version and kind", "- chart: chart", []string{`entry 0: field "version": must be set`, `entry 0: field "kind": must be set`}},
+		{"bad kind", "- version: v1\n  kind: foo-bar\n  chart: chart", []string{`field "kind"`, "upper-case"}},
+		{"bad group", "- group: Not_A_Group\n  version: v1\n  kind: Foo\n  chart: chart", []string{`field "group"`}},
+		{"bad version", "- version: V1.0\n  kind: Foo\n  chart: chart", []string{`field "version"`}},
+		{"missing chart", "- version: v1\n  kind: Foo\n  chart: nowhere", []string{`entry 0 (kind "Foo"): field "chart": cannot load chart "nowhere"`}},
+		{"negative period", "- version: v1\n  kind: Foo\n  chart: chart\n  reconcilePeriod: -1s", []string{`field "reconcilePeriod"`}},
+		{"bad period", "- version: v1\n  kind: Foo\n  chart: chart\n  reconcilePeriod: soon", []string{"entry 0", "soon"}},
+		{"zero concurrency", "- version: v1\n  kind: Foo\n  chart: chart\n  maxConcurrentReconciles: 0", []string{`field "maxConcurrentReconciles": must be at least 1`}},
+		{"bad selector", "- version: v1\n  kind: Foo\n  chart: chart\n  selector:\n    matchExpressions:\n    - {key: a, operator: Nope}", []string{`field "selector"`}},
+		{"bad template", "- version: v1\n  kind: Foo\n  chart: chart\n  overrideValues:\n    x: '{{ nope }}'", []string{`field "overrideValues"`, `key "x"`}},
+		{"duplicate", "- version: v1\n  kind: Foo\n  chart: chart\n- version: v1\n  kind: Foo\n  chart: chart", []string{`entry 1 (kind "Foo")`, "already watched by entry 0"}},
+		{"second entry bad", "- version: v1\n  kind: Foo\n  chart: chart\n- version: v1\n  kind: Bar", []string{`entry 1 (kind "Bar"): field "chart": must be set`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.yaml), "testdata")
+			if err == nil {
+				t.Fatal("expected an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestParseCollectsEveryProblem(t *testing.T) {
+	_, err := Parse([]byte("- kind: Foo\n  chart: chart\n- version: v1\n  kind: Bar\n  chart: missing"), "testdata")
+	var fes []*FieldError
+	for _, e := range unwrapAll(err) {
+		var fe *FieldError
+		if errors.As(e, &fe) {
+			fes = append(fes, fe)
+		}
+	}
+	if len(fes) != 2 || fes[0].Index != 0 || fes[0].Field != "version" || fes[1].Index != 1 || fes[1].Field != "chart" {
+		t.Fatalf("want two field errors (entry 0 version, entry 1 chart), got %v", err)
+	}
+}
+
+func unwrapAll(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

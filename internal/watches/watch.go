@@ -1,0 +1,103 @@
+package watches
+
+import (
+	"fmt"
+	"time"
+
+	"helm.sh/helm/v3/pkg/chart"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Defaults applied by Load to fields a watch leaves unset.
+const (
+	DefaultMaxConcurrentReconciles = 1
+	DefaultReconcilePeriod         = time.Duration(0) // 0: reconcile only on change
+)
+
+// Watch is one entry of watches.yaml after loading: the kind to watch, the
+// chart that backs it, and how to reconcile it. Load fills every defaulted
+// field, so consumers never see nil pointers.
+type Watch struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+	// ChartPath is the chart directory or archive, as written in the file.
+	ChartPath string `json:"chart"`
+
+	// WatchDependentResources makes changes to released objects trigger a
+	// reconcile of their custom resource. Default true.
+	WatchDependentResources *bool `json:"watchDependentResources,omitempty"`
+	// OverrideValues are set into the values after the CR's spec (dotted
+	// keys, Helm --set syntax). Values are expanded from the environment
+	// and then as Go templates with sprig functions, once, at load time.
+	OverrideValues map[string]string `json:"overrideValues,omitempty"`
+	// ReconcilePeriod forces a reconcile this often even without a change.
+	ReconcilePeriod *metav1.Duration `json:"reconcilePeriod,omitempty"`
+	// MaxConcurrentReconciles bounds parallel reconciles of this kind.
+	MaxConcurrentReconciles *int `json:"maxConcurrentReconciles,omitempty"`
+	// Selector restricts the watch to custom resources with these labels.
+	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+
+	// Chart is the loaded chart; set by Load.
+	Chart *chart.Chart `json:"-"`
+	// ResolvedChartPath is ChartPath made absolute; set by Load.
+	ResolvedChartPath string `json:"-"`
+	// LabelSelector is Selector compiled; set by Load (Everything when unset).
+	LabelSelector labels.Selector `json:"-"`
+}
+
+// GroupVersionKind returns the kind this watch reconciles.
+func (w Watch) GroupVersionKind() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: w.Group, Version: w.Version, Kind: w.Kind}
+}
+
+// String names the watch as its GVK, e.g. "apps.chartkeeper.dev/v1alpha1, Kind=WebApp".
+func (w Watch) String() string {
+	return w.GroupVersionKind().String()
+}
+
+// Period returns the forced reconcile period (0 for none).
+func (w Watch) Period() time.Duration {
+	if w.ReconcilePeriod == nil {
+		return DefaultReconcilePeriod
+	}
+	return w.ReconcilePeriod.Duration
+}
+
+// Concurrency returns the maximum number of parallel reconciles.
+func (w Watch) Concurrency() int {
+	if w.MaxConcurrentReconciles == nil {
+		return DefaultMaxConcurrentReconciles
+	}
+	return *w.MaxConcurrentReconciles
+}
+
+// WatchesDependents reports whether released objects are watched.
+func (w Watch) WatchesDependents() bool {
+	return w.WatchDependentResources == nil || *w.WatchDependentResources
+}
+
+// FieldError is one validation problem: which entry, which field, what is wrong.
+type FieldError struct {
+	// Index is the entry's position in the file, from 0.
+	Index int
+	// Kind is the entry's kind, if it has one, to make the message findable.
+	Kind string
+	// Field is the field name as written in YAML ("chart", "selector.matchLabels").
+	Field string
+	// Detail says what is wrong.
+	Detail string
+}
+
+func (e *FieldError) Error() string {
+	who := fmt.Sprintf("entry %d", e.Index)
+	if e.Kind != "" {
+		who = fmt.Sprintf("entry %d (kind %q)", e.Index, e.Kind)
+	}
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %s", who, e.Detail)
+	}
+	return fmt.Sprintf("%s: field %q: %s", who, e.Field, e.Detail)
+}
