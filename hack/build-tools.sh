@@ -28,7 +28,7 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   # Unstamped binaries report v0.0.0-master, which breaks Helm's kubeVersion checks.
   ld+=" -X $p.gitVersion=$kube -X $p.gitMajor=1 -X $p.gitMinor=36 -X $p.gitTreeState=clean -X $p.buildDate=2026-01-01T00:00:00Z"
 done
-echo "tools: building the control plane (first time: about 10 minutes on 2 cores) ..."
+echo "tools: building the control plane (about 10 minutes on 2 cores with a cold Go build cache) ..."
 (cd "$root/hack/tools" && CGO_ENABLED=0 go build -trimpath -ldflags="$ld" -o "$bin/" tool)
 mv -f "$bin/server" "$bin/etcd" # etcd's main package is its module root, named "server"
 echo "tools: building helm ..."

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# make run: run the operator against $KUBECONFIG when it is set and its
+# cluster answers; otherwise bring up (or reuse) the local cluster in
+# $CLUSTER_DIR and run against that. Ctrl-C stops the operator; the local
+# cluster keeps running for the next "make run" (make cluster-down stops it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${CLUSTER_DIR:=.cluster}" "${NODES:=3}" "${METRICS_ADDR:=127.0.0.1:8080}" "${PROBE_ADDR:=127.0.0.1:8081}"
+
+kc=""
+if [[ -n "${KUBECONFIG:-}" ]]; then
+  if bin/kubectl --request-timeout=5s get --raw=/readyz >/dev/null 2>&1; then
+    kc="$KUBECONFIG"
+    server=$(bin/kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}')
+    echo "run: using the cluster of KUBECONFIG=$KUBECONFIG (context $(bin/kubectl config current-context), $server)"
+  else
+    echo "run: KUBECONFIG=$KUBECONFIG is set but its cluster does not answer; using the local cluster instead"
+  fi
+fi
+if [[ -z "$kc" ]]; then
+  bin/devcluster up --dir "$CLUSTER_DIR" --nodes "$NODES"
+  kc="$(cd "$CLUSTER_DIR" && pwd)/admin.kubeconfig"
+  echo "run: using the local cluster in $CLUSTER_DIR"
+fi
+echo "run: chartkeeper on $kc: probes http://$PROBE_ADDR/healthz and /readyz, metrics http://$METRICS_ADDR/metrics; Ctrl-C stops it"
+exec bin/chartkeeper run --kubeconfig "$kc" --watches-file watches.yaml \
+  --metrics-bind-address "$METRICS_ADDR" --health-probe-bind-address "$PROBE_ADDR" --zap-devel

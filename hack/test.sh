@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# make test: start one local cluster for the whole run, run every Go test
+# against it, and stop it (and everything it started) whatever the outcome.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=tmp/test-cluster
+cleanup() { bin/devcluster down --dir "$dir" --purge >/dev/null || echo "test: could not stop the test cluster in $dir" >&2; }
+trap cleanup EXIT
+bin/devcluster down --dir "$dir" --purge >/dev/null 2>&1 || true # a run that was killed may have left one
+start=$(date +%s)
+bin/devcluster up --dir "$dir" --nodes 2 >/dev/null
+echo "test: local cluster up in $(( $(date +%s) - start ))s ($dir)"
+export CHARTKEEPER_TEST_KUBECONFIG="$PWD/$dir/admin.kubeconfig"
+# shellcheck disable=SC2086
+go test -count=1 -timeout 45m ${TESTFLAGS:-} ./...

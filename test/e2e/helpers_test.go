@@ -1,0 +1,155 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chartkeeper/chartkeeper/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// operatorBinary builds cmd/chartkeeper once per test binary.
+func operatorBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "chartkeeper-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "chartkeeper")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/chartkeeper")
+		cmd.Dir = testenv.RepoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// freeAddr returns a free loopback address.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// syncBuffer is a goroutine-safe output sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// process is a command started in its own process group, so that a signal
+// reaches it and every child it starts, like Ctrl-C in a terminal.
+type process struct {
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan error
+}
+
+func start(t *testing.T, cmd *exec.Cmd) *process {
+	t.Helper()
+	p := &process{cmd: cmd, out: &syncBuffer{}, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+		if t.Failed() {
+			t.Logf("output of %s:\n%s", cmd.Args[0], p.out.String())
+		}
+	})
+	return p
+}
+
+// interrupt sends SIGINT to the process group and returns the exit error.
+func (p *process) interrupt(t *testing.T, within time.Duration) error {
+	t.Helper()
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-p.done:
+		p.done <- err // let Cleanup's receive return
+		return err
+	case <-time.After(within):
+		t.Fatalf("%s did not stop within %s after SIGINT", p.cmd.Args[0], within)
+		return nil
+	}
+}
+
+// eventually is testenv.Eventually that fails at once if the process exits.
+func (p *process) eventually(t *testing.T, timeout time.Duration, fn func(context.Context) error) {
+	t.Helper()
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("%s exited (%v) while waiting:\n%s", p.cmd.Args[0], err, p.out.String())
+		default:
+		}
+		return fn(ctx)
+	})
+}
+
+// get200 succeeds when url answers 200.
+func get200(url string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: %d %s", url, resp.StatusCode, body)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chartkeeper/chartkeeper/internal/devcluster"
+	"github.com/chartkeeper/chartkeeper/internal/testenv"
+)
+
+// chartkeeper run against a real cluster serves /healthz, /readyz and
+// /metrics on loopback and stops cleanly on SIGINT (Ctrl-C).
+func TestOperatorServesProbesAndStopsCleanly(t *testing.T) {
+	env := testenv.Cluster(t)
+	probe, metrics := freeAddr(t), freeAddr(t)
+	cmd := exec.Command(operatorBinary(t), "run",
+		"--kubeconfig", env.Kubeconfig,
+		"--watches-file", filepath.Join(testenv.RepoRoot(), "watches.yaml"),
+		"--health-probe-bind-address", probe,
+		"--metrics-bind-address", metrics)
+	p := start(t, cmd)
+	for _, url := range []string{"http://" + probe + "/healthz", "http://" + probe + "/readyz", "http://" + metrics + "/metrics"} {
+		p.eventually(t, time.Minute, get200(url))
+	}
+	if err := p.interrupt(t, 30*time.Second); err != nil {
+		t.Fatalf("exit after SIGINT: %v\n%s", err, p.out.String())
+	}
+	out := p.out.String()
+	if !strings.Contains(out, `"gvk":"apps.chartkeeper.dev/v1alpha1, Kind=WebApp"`) {
+		t.Errorf("the loaded watch was not logged:\n%s", out)
+	}
+}
+
+// A malformed watches file stops the operator before it touches a cluster,
+// with exit code 2 and a message naming the entry and field.
+func TestOperatorRejectsBadWatchesFile(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	content := "- group: apps.chartkeeper.dev\n  version: v1alpha1\n  kind: WebApp\n  chart: " +
+		filepath.Join(testenv.RepoRoot(), "charts", "webapp") + "\n- group: apps.chartkeeper.dev\n  version: v1alpha1\n  kind: Cache\n  chart: ./missing\n"
+	if err := os.WriteFile(bad, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(operatorBinary(t), "run", "--watches-file", bad).CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 {
+		t.Fatalf("want exit code 2, got %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), `entry 1 (kind "Cache"): field "chart"`) {
+		t.Errorf("message does not name the bad entry:\n%s", out)
+	}
+}
+
+// make run: with no KUBECONFIG it brings up the local cluster and runs the
+// operator on it; with a KUBECONFIG that answers it uses that cluster.
+func TestMakeRun(t *testing.T) {
+	env := testenv.Cluster(t)
+	operatorBinary(t) // fail early on a build error
+	cases := []struct {
+		name       string
+		kubeconfig string
+		want       string
+	}{
+		{"no KUBECONFIG: local cluster", "", "run: using the local cluster in"},
+		{"KUBECONFIG answers: use it", env.Kubeconfig, "run: using the cluster of KUBECONFIG=" + env.Kubeconfig},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clusterDir := filepath.Join(t.TempDir(), "cluster")
+			t.Cleanup(func() {
+				if err := devcluster.Purge(clusterDir, nil); err != nil {
+					t.Errorf("stopping the cluster make run started: %v", err)
+				}
+			})
+			probe, metrics := freeAddr(t), freeAddr(t)
+			cmd := exec.Command("make", "--no-print-directory", "run", "CLUSTER_DIR="+clusterDir, "NODES=1",
+				"PROBE_ADDR="+probe, "METRICS_ADDR="+metrics)
+			cmd.Dir = testenv.RepoRoot()
+			cmd.Env = append(withoutEnv(os.Environ(), "KUBECONFIG"), "KUBECONFIG="+tc.kubeconfig)
+			p := start(t, cmd)
+			p.eventually(t, 3*time.Minute, get200("http://"+probe+"/healthz"))
+			p.eventually(t, time.Minute, get200("http://"+probe+"/readyz"))
+			_ = p.interrupt(t, 30*time.Second) // make reports the interrupt as an error
+			if !strings.Contains(p.out.String(), tc.want) {
+				t.Errorf("output does not say %q:\n%s", tc.want, p.out.String())
+			}
+			if !strings.Contains(p.out.String(), "chartkeeper stopped") {
+				t.Errorf("the operator did not stop cleanly on Ctrl-C:\n%s", p.out.String())
+			}
+		})
+	}
+}
+
+func withoutEnv(env []string, key string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, key+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
