@@ -131,6 +131,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 		t := true
 		w.WatchDependentResources = &t
 	}
+	w.resolvePolicy(add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {
 		add("overrideValues", "%v", err)

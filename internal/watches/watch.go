@@ -2,6 +2,7 @@ package watches
 
 import (
 	"fmt"
+	"text/template"
 	"time"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -40,12 +41,29 @@ type Watch struct {
 	// Selector restricts the watch to custom resources with these labels.
 	Selector *metav1.LabelSelector `json:"selector,omitempty"`
 
+	// ReleaseName is a Go template for the release name, over NameData.
+	// Default "{{ .Name }}" (the custom resource's name).
+	ReleaseName string `json:"releaseName,omitempty"`
+	// ReleaseNamespace is a Go template for the release namespace.
+	// Default "{{ .Namespace }}" (the custom resource's namespace).
+	ReleaseNamespace string `json:"releaseNamespace,omitempty"`
+	// MaxHistory caps the revisions Helm keeps per release. Default 10; 0: unlimited.
+	MaxHistory  *int         `json:"maxHistory,omitempty"`
+	Remediation *Remediation `json:"remediation,omitempty"`
+	Readiness   *Readiness   `json:"readiness,omitempty"`
+	Drift       *Drift       `json:"drift,omitempty"`
+	Uninstall   *Uninstall   `json:"uninstall,omitempty"`
+
+	// Policy is the resolved release policy; set by Load.
+	Policy Policy `json:"-"`
 	// Chart is the loaded chart; set by Load.
 	Chart *chart.Chart `json:"-"`
 	// ResolvedChartPath is ChartPath made absolute; set by Load.
 	ResolvedChartPath string `json:"-"`
 	// LabelSelector is Selector compiled; set by Load (Everything when unset).
 	LabelSelector labels.Selector `json:"-"`
+
+	releaseName, releaseNamespace *template.Template
 }
 
 // GroupVersionKind returns the kind this watch reconciles.

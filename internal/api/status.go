@@ -1,0 +1,65 @@
+package api
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Status is the .status chartkeeper writes on a custom resource.
+type Status struct {
+	// ObservedGeneration is the .metadata.generation the status describes.
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Ready, Released, Reconciling, Stalled, Remediated.
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// Release summarises the Helm release (never its manifest).
+	Release *ReleaseStatus `json:"release,omitempty"`
+	// Failures counts consecutive failed attempts at FailedDigest; it is
+	// reset when the desired digest changes (spec or chart).
+	Failures int `json:"failures,omitempty"`
+	// FailedDigest is the desired digest the failures were counted for.
+	FailedDigest string `json:"failedDigest,omitempty"`
+	// LastFailureTime is when the last failure happened (for backoff).
+	LastFailureTime *metav1.Time `json:"lastFailureTime,omitempty"`
+}
+
+// ReleaseStatus summarises the release of a custom resource.
+type ReleaseStatus struct {
+	Name       string `json:"name"`
+	Namespace  string `json:"namespace"`
+	Revision   int    `json:"revision,omitempty"`
+	Chart      string `json:"chart,omitempty"`
+	Version    string `json:"version,omitempty"`
+	AppVersion string `json:"appVersion,omitempty"`
+	// Digest of the chart and values of the current revision.
+	Digest string `json:"digest,omitempty"`
+	// LastAction is the last Helm action taken (Install, Upgrade, ...).
+	LastAction     string       `json:"lastAction,omitempty"`
+	LastActionTime *metav1.Time `json:"lastActionTime,omitempty"`
+}
+
+// StatusOf reads the status of a custom resource. A status that cannot be
+// read (written by something else) is returned empty with the error.
+func StatusOf(obj *unstructured.Unstructured) (Status, error) {
+	var st Status
+	raw, ok := obj.Object["status"].(map[string]any)
+	if !ok {
+		return st, nil
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &st); err != nil {
+		return Status{}, fmt.Errorf("reading .status: %w", err)
+	}
+	return st, nil
+}
+
+// SetStatus writes st as the custom resource's .status.
+func SetStatus(obj *unstructured.Unstructured, st Status) error {
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
+	if err != nil {
+		return err
+	}
+	obj.Object["status"] = raw
+	return nil
+}

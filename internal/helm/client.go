@@ -1,0 +1,243 @@
+package helm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/kube"
+	"helm.sh/helm/v3/pkg/postrender"
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage"
+	"helm.sh/helm/v3/pkg/storage/driver"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// CapabilitiesTTL is how long the cluster's version and API list are reused.
+const CapabilitiesTTL = 5 * time.Minute
+
+// Client runs Helm actions against one cluster. It is safe for concurrent
+// use; concurrent actions on the same release are the caller's to prevent.
+type Client struct {
+	getter    *restGetter
+	clientset kubernetes.Interface
+	log       func(format string, v ...any)
+	// storageFor returns the release storage of a namespace. Tests swap in
+	// Helm's memory driver.
+	storageFor func(namespace string) *storage.Storage
+	kubeFor    func(namespace string) kube.Interface
+
+	capsMu  sync.Mutex
+	caps    *chartutil.Capabilities
+	capsAt  time.Time
+	capsFor func() (*chartutil.Capabilities, error)
+}
+
+// New returns a Client for the cluster cfg points at. log receives Helm's
+// debug lines (nil discards them).
+func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
+	g, err := newRESTGetter(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = func(string, ...any) {}
+	}
+	c := &Client{getter: g, clientset: cs, log: log}
+	c.storageFor = func(ns string) *storage.Storage {
+		d := driver.NewSecrets(cs.CoreV1().Secrets(ns))
+		d.Log = log
+		s := storage.Init(d)
+		s.Log = log
+		return s
+	}
+	c.kubeFor = func(ns string) kube.Interface {
+		kc := kube.New(g.inNamespace(ns))
+		kc.Namespace = ns
+		kc.Log = log
+		return kc
+	}
+	c.capsFor = c.discoverCapabilities
+	return c, nil
+}
+
+// Request describes the release an Install or Upgrade makes.
+type Request struct {
+	Name      string
+	Namespace string
+	Chart     *chart.Chart
+	Values    chartutil.Values
+	// Labels are stored on the release revision (its Secret's labels).
+	Labels map[string]string
+	// PostRenderer edits the rendered manifests before they are applied.
+	PostRenderer postrender.PostRenderer
+	// MaxHistory caps stored revisions (0: unlimited).
+	MaxHistory int
+	// Description is recorded in the revision.
+	Description string
+}
+
+func (c *Client) config(ns string, maxHistory int) (*action.Configuration, error) {
+	caps, err := c.capabilities()
+	if err != nil {
+		return nil, err
+	}
+	st := c.storageFor(ns)
+	st.MaxHistory = maxHistory
+	return &action.Configuration{
+		RESTClientGetter: c.getter.inNamespace(ns),
+		Releases:         st,
+		KubeClient:       c.kubeFor(ns),
+		Capabilities:     caps,
+		Log:              c.log,
+	}, nil
+}
+
+// Install installs a new release. Helm records a failed install as a
+// revision with status failed; the returned error says what failed.
+func (c *Client) Install(ctx context.Context, r Request) (*release.Release, error) {
+	cfg, err := c.config(r.Namespace, r.MaxHistory)
+	if err != nil {
+		return nil, err
+	}
+	in := action.NewInstall(cfg)
+	in.ReleaseName, in.Namespace = r.Name, r.Namespace
+	in.Labels, in.PostRenderer, in.Description = r.Labels, r.PostRenderer, r.Description
+	return in.RunWithContext(ctx, r.Chart, r.Values)
+}
+
+// Upgrade upgrades an existing release to the request's chart and values
+// (the values replace the previous ones; nothing is reused).
+func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, error) {
+	cfg, err := c.config(r.Namespace, r.MaxHistory)
+	if err != nil {
+		return nil, err
+	}
+	up := action.NewUpgrade(cfg)
+	up.Namespace, up.MaxHistory = r.Namespace, r.MaxHistory
+	up.Labels, up.PostRenderer, up.Description = r.Labels, r.PostRenderer, r.Description
+	return up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
+}
+
+// Rollback rolls the release back to revision toRevision, as a new revision.
+func (c *Client) Rollback(_ context.Context, name, ns string, toRevision, maxHistory int) error {
+	cfg, err := c.config(ns, maxHistory)
+	if err != nil {
+		return err
+	}
+	rb := action.NewRollback(cfg)
+	rb.Version, rb.MaxHistory = toRevision, maxHistory
+	return rb.Run(name)
+}
+
+// Uninstall removes the release's objects and its history. A release that
+// does not exist is not an error.
+func (c *Client) Uninstall(_ context.Context, name, ns string, description string) error {
+	cfg, err := c.config(ns, 0)
+	if err != nil {
+		return err
+	}
+	un := action.NewUninstall(cfg)
+	un.IgnoreNotFound, un.Description = true, description
+	_, err = un.Run(name)
+	if errors.Is(err, driver.ErrReleaseNotFound) {
+		return nil
+	}
+	return err
+}
+
+// Unlock marks the latest revision failed if it is pending (left so by an
+// interrupted install, upgrade or rollback) and returns it. It returns
+// ErrNotLocked if the latest revision is not pending.
+func (c *Client) Unlock(_ context.Context, name, ns string) (*release.Release, error) {
+	st := c.storageFor(ns)
+	rel, err := st.Last(name)
+	if err != nil {
+		return nil, err
+	}
+	if !rel.Info.Status.IsPending() {
+		return rel, ErrNotLocked
+	}
+	was := rel.Info.Status
+	rel.SetStatus(release.StatusFailed, fmt.Sprintf("chartkeeper: release was left %s by an interrupted operation; marked failed", was))
+	if err := st.Update(rel); err != nil {
+		return nil, err
+	}
+	return rel, nil
+}
+
+// ErrNotLocked is returned by Unlock when there is nothing to unlock.
+var ErrNotLocked = errors.New("release is not pending")
+
+// Get returns revision version of a release (0: the latest).
+func (c *Client) Get(_ context.Context, name, ns string, version int) (*release.Release, error) {
+	st := c.storageFor(ns)
+	if version == 0 {
+		return st.Last(name)
+	}
+	return st.Get(name, version)
+}
+
+// History returns every stored revision of a release, oldest first.
+func (c *Client) History(_ context.Context, name, ns string) ([]*release.Release, error) {
+	hist, err := c.storageFor(ns).History(name)
+	if err != nil {
+		return nil, err
+	}
+	sortByVersion(hist)
+	return hist, nil
+}
+
+func sortByVersion(rs []*release.Release) {
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].Version < rs[j-1].Version; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+// IsNotFound reports whether err means the release does not exist.
+func IsNotFound(err error) bool { return errors.Is(err, driver.ErrReleaseNotFound) }
+
+func (c *Client) capabilities() (*chartutil.Capabilities, error) {
+	c.capsMu.Lock()
+	defer c.capsMu.Unlock()
+	if c.caps != nil && time.Since(c.capsAt) < CapabilitiesTTL {
+		return c.caps, nil
+	}
+	caps, err := c.capsFor()
+	if err != nil {
+		return nil, fmt.Errorf("reading cluster capabilities: %w", err)
+	}
+	c.caps, c.capsAt = caps, time.Now()
+	return caps, nil
+}
+
+// discoverCapabilities reads the server version and API list, as Helm does.
+func (c *Client) discoverCapabilities() (*chartutil.Capabilities, error) {
+	dc := c.getter.discovery
+	dc.Invalidate()
+	sv, err := dc.ServerVersion()
+	if err != nil {
+		return nil, err
+	}
+	kv, err := chartutil.ParseKubeVersion(sv.GitVersion)
+	if err != nil {
+		return nil, err
+	}
+	apis, err := action.GetVersionSet(dc)
+	if err != nil {
+		return nil, err
+	}
+	return &chartutil.Capabilities{KubeVersion: *kv, APIVersions: apis, HelmVersion: chartutil.DefaultCapabilities.HelmVersion}, nil
+}

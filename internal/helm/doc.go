@@ -1,0 +1,11 @@
+// Package helm is a thin wrapper over the Helm SDK: it performs one Helm
+// action (install, upgrade, rollback, uninstall, unlock) or reads a release
+// when asked, and takes no decisions. Which action to run, when, and what a
+// failure means is the release package's business.
+//
+// Releases are stored with Helm's Secret driver in the release namespace, so
+// the helm CLI (helm list -A, helm history) sees them. All clients share one
+// memory-cached discovery client and REST mapper, and the cluster's
+// capabilities are read once and refreshed at most every CapabilitiesTTL,
+// so an action costs only the API requests it really makes.
+package helm

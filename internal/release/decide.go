@@ -1,0 +1,150 @@
+package release
+
+import (
+	"fmt"
+	"time"
+
+	helmrelease "helm.sh/helm/v3/pkg/release"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+)
+
+// Decide classifies an observation into a State and chooses at most one
+// action. It is a pure function of its inputs.
+func Decide(o Observation, p policyOf) Decision {
+	if o.Deleting {
+		return decideDeleting(o, p)
+	}
+	if o.ValuesError != nil {
+		return Decision{State: StateStalled, Reason: api.ReasonInvalidValues, Message: o.ValuesError.Error()}
+	}
+	if o.Latest == nil {
+		if d, blocked := retryGate(o, p, StateAbsent); blocked {
+			return d
+		}
+		return Decision{State: StateAbsent, Action: ActionInstall, Reason: api.ReasonNotReleased, Message: "no release yet"}
+	}
+	l := o.Latest
+	switch {
+	case l.Status.IsPending():
+		return Decision{State: StateLocked, Action: ActionUnlock, Reason: api.ReasonPending,
+			Message: fmt.Sprintf("revision %d is %s with no operation running: it was interrupted", l.Version, l.Status)}
+	case l.Status == helmrelease.StatusUninstalling || l.Status == helmrelease.StatusUninstalled || l.Status == helmrelease.StatusUnknown:
+		// An interrupted uninstall, or history kept by hand: clear it, then install.
+		return Decision{State: StateFailed, Action: ActionUninstall, Reason: api.ReasonNotReleased,
+			Message: fmt.Sprintf("revision %d is %s; removing it before installing again", l.Version, l.Status)}
+	case l.Status == helmrelease.StatusFailed && !l.IsRollback:
+		return decideFailed(o, p)
+	case l.Digest != o.DesiredDigest || l.Status == helmrelease.StatusFailed:
+		// Out of sync, or a failed rollback: never roll a rollback back,
+		// try the desired upgrade again within the retry budget.
+		state := StateOutOfSync
+		if l.Status == helmrelease.StatusFailed {
+			state = StateFailed
+		}
+		if d, blocked := retryGate(o, p, state); blocked {
+			return d
+		}
+		return Decision{State: state, Action: ActionUpgrade, Reason: api.ReasonProgressing,
+			Message: fmt.Sprintf("revision %d does not match the desired chart and values", l.Version)}
+	}
+	// Deployed from the desired chart and values.
+	if len(o.Drift) > 0 && p.CorrectDrift {
+		return Decision{State: StateDrifted, Action: ActionCorrectDrift, Reason: api.ReasonProgressing,
+			Message: fmt.Sprintf("released objects changed outside Helm: %v", o.Drift)}
+	}
+	if !o.Ready {
+		return decideUnready(o, p)
+	}
+	return Decision{State: StateInSync, Reason: api.ReasonInSync, Message: fmt.Sprintf("revision %d released and ready", l.Version)}
+}
+
+func decideDeleting(o Observation, p policyOf) Decision {
+	if o.Latest != nil {
+		return Decision{State: StateDeleting, Action: ActionUninstall, Reason: api.ReasonDeleting, Message: "uninstalling the release"}
+	}
+	if p.UninstallWait && o.ObjectsRemaining > 0 {
+		if waited := o.Now.Sub(o.DeletingSince); waited < p.UninstallTimeout {
+			return Decision{State: StateDeleting, RequeueAfter: deleteRequeue, Reason: api.ReasonDeleting,
+				Message: fmt.Sprintf("waiting for %d released objects to be deleted", o.ObjectsRemaining)}
+		}
+	}
+	return Decision{State: StateDeleting, Finished: true, Reason: api.ReasonUninstallSucceeded, Message: "release uninstalled"}
+}
+
+// decideFailed handles a failed install or upgrade (not a failed rollback).
+func decideFailed(o Observation, p policyOf) Decision {
+	l := o.Latest
+	if o.PreviousDeployed == 0 { // an install that failed: nothing good to go back to
+		if p.KeepFailedInstall {
+			if o.FailedDigest == o.DesiredDigest {
+				return Decision{State: StateStalled, Reason: api.ReasonInstallFailed,
+					Message: fmt.Sprintf("install failed (revision %d kept for inspection); change the spec to try again", l.Version)}
+			}
+			return Decision{State: StateFailed, Action: ActionUninstall, Reason: api.ReasonInstallFailed,
+				Message: "the spec changed since the failed install: removing it to install again"}
+		}
+		return Decision{State: StateFailed, Action: ActionUninstall, Remediation: true, Reason: api.ReasonInstallFailed,
+			Message: fmt.Sprintf("install failed (revision %d): uninstalling it", l.Version)}
+	}
+	if p.UpgradeStrategy == "uninstall" {
+		return Decision{State: StateFailed, Action: ActionUninstall, Remediation: true, Reason: api.ReasonUpgradeFailed,
+			Message: fmt.Sprintf("upgrade failed (revision %d): uninstalling", l.Version)}
+	}
+	return Decision{State: StateFailed, Action: ActionRollback, RollbackTo: o.PreviousDeployed, Remediation: true,
+		Reason: api.ReasonUpgradeFailed, Message: fmt.Sprintf("upgrade failed (revision %d): rolling back to revision %d", l.Version, o.PreviousDeployed)}
+}
+
+func decideUnready(o Observation, p policyOf) Decision {
+	why := o.NotReady
+	if why == "" {
+		why = "waiting for the released objects to become ready"
+	}
+	d := Decision{State: StateUnready, Reason: api.ReasonProgressing, Message: why}
+	if !p.Wait || o.ReleasedAt.IsZero() {
+		return d
+	}
+	left := o.ReleasedAt.Add(p.ReadinessTimeout).Sub(o.Now)
+	if left > 0 {
+		d.RequeueAfter = left // only to notice the timeout; progress arrives by watch
+		return d
+	}
+	// Timed out: a failure of this revision.
+	d.Reason = api.ReasonReadinessTimeout
+	d.Message = fmt.Sprintf("not ready within %s: %s", p.ReadinessTimeout, why)
+	if o.FailedDigest == o.DesiredDigest && o.LastFailure.After(o.ReleasedAt) {
+		// Already counted for this revision: nothing more to do.
+		d.State = StateStalled
+		return d
+	}
+	d.CountFailure = true
+	switch {
+	case o.Latest.IsRollback:
+		d.State = StateStalled // never roll back a rollback
+	case o.PreviousDeployed == 0:
+		d.Action, d.Remediation = ActionUninstall, true
+	case p.UpgradeStrategy == "uninstall":
+		d.Action, d.Remediation = ActionUninstall, true
+	default:
+		d.Action, d.Remediation, d.RollbackTo = ActionRollback, true, o.PreviousDeployed
+	}
+	return d
+}
+
+// retryGate stops a new attempt when the retry budget for the desired
+// digest is spent (Stalled) or its backoff has not passed (wait).
+func retryGate(o Observation, p policyOf, state State) (Decision, bool) {
+	n := o.failures()
+	if n == 0 {
+		return Decision{}, false
+	}
+	if n > p.Retries {
+		return Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted,
+			Message: fmt.Sprintf("%d attempts failed (retries: %d); change the spec or chart to try again", n, p.Retries)}, true
+	}
+	if wait := o.LastFailure.Add(p.Backoff(n)).Sub(o.Now); wait > 0 {
+		return Decision{State: state, RequeueAfter: wait, Reason: api.ReasonBackoff,
+			Message: fmt.Sprintf("attempt %d failed; retrying in %s", n, wait.Round(time.Second))}, true
+	}
+	return Decision{}, false
+}

@@ -1,0 +1,170 @@
+package release
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	helmrelease "helm.sh/helm/v3/pkg/release"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
+)
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+func defaultPolicy() watches.Policy {
+	return watches.Policy{
+		MaxHistory: 10, Retries: 2, BackoffInitial: 10 * time.Second, BackoffMax: time.Minute,
+		UpgradeStrategy: watches.StrategyRollback, Wait: true, ReadinessTimeout: 5 * time.Minute,
+		CorrectDrift: true, UninstallWait: true, UninstallTimeout: time.Minute,
+	}
+}
+
+func rev(v int, st helmrelease.Status, digest string) *Revision {
+	return &Revision{Version: v, Status: st, Digest: digest}
+}
+
+func TestDecide(t *testing.T) {
+	const want, old = "want", "old"
+	base := func() Observation {
+		return Observation{Now: t0, DesiredDigest: want, Ready: true, ReleasedAt: t0.Add(-time.Minute)}
+	}
+	tests := []struct {
+		name   string
+		mod    func(*Observation)
+		policy func(*watches.Policy)
+		want   Decision
+	}{
+		{"absent installs", func(o *Observation) {}, nil,
+			Decision{State: StateAbsent, Action: ActionInstall}},
+		{"absent in backoff waits", func(o *Observation) {
+			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-4*time.Second)
+		}, nil, Decision{State: StateAbsent, RequeueAfter: 6 * time.Second, Reason: api.ReasonBackoff}},
+		{"absent after backoff installs again", func(o *Observation) {
+			o.Failures, o.FailedDigest, o.LastFailure = 2, want, t0.Add(-21*time.Second)
+		}, nil, Decision{State: StateAbsent, Action: ActionInstall}},
+		{"absent with retries spent stalls", func(o *Observation) {
+			o.Failures, o.FailedDigest, o.LastFailure = 3, want, t0.Add(-time.Hour)
+		}, nil, Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted}},
+		{"a new digest resets the retry count", func(o *Observation) {
+			o.Failures, o.FailedDigest, o.LastFailure = 9, old, t0
+		}, nil, Decision{State: StateAbsent, Action: ActionInstall}},
+		{"invalid values stall without acting", func(o *Observation) {
+			o.ValuesError = errors.New("replicas: must be >= 1")
+			o.Latest = rev(1, helmrelease.StatusDeployed, old)
+		}, nil, Decision{State: StateStalled, Reason: api.ReasonInvalidValues}},
+		{"pending install is unlocked", func(o *Observation) { o.Latest = rev(1, helmrelease.StatusPendingInstall, want) }, nil,
+			Decision{State: StateLocked, Action: ActionUnlock}},
+		{"pending upgrade is unlocked", func(o *Observation) { o.Latest = rev(3, helmrelease.StatusPendingUpgrade, want) }, nil,
+			Decision{State: StateLocked, Action: ActionUnlock}},
+		{"pending rollback is unlocked", func(o *Observation) { o.Latest = rev(4, helmrelease.StatusPendingRollback, old) }, nil,
+			Decision{State: StateLocked, Action: ActionUnlock}},
+		{"interrupted uninstall is finished first", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusUninstalling, want) }, nil,
+			Decision{State: StateFailed, Action: ActionUninstall}},
+		{"failed install is uninstalled", func(o *Observation) { o.Latest = rev(1, helmrelease.StatusFailed, want) }, nil,
+			Decision{State: StateFailed, Action: ActionUninstall, Remediation: true}},
+		{"failed install kept when asked", func(o *Observation) {
+			o.Latest = rev(1, helmrelease.StatusFailed, want)
+			o.Failures, o.FailedDigest = 1, want
+		}, func(p *watches.Policy) { p.KeepFailedInstall = true }, Decision{State: StateStalled, Reason: api.ReasonInstallFailed}},
+		{"kept failed install removed when the spec changes", func(o *Observation) {
+			o.Latest = rev(1, helmrelease.StatusFailed, old)
+			o.Failures, o.FailedDigest = 1, old
+		}, func(p *watches.Policy) { p.KeepFailedInstall = true }, Decision{State: StateFailed, Action: ActionUninstall}},
+		{"failed upgrade rolls back to the last deployed", func(o *Observation) {
+			o.Latest, o.PreviousDeployed = rev(5, helmrelease.StatusFailed, want), 3
+		}, nil, Decision{State: StateFailed, Action: ActionRollback, RollbackTo: 3, Remediation: true}},
+		{"failed upgrade uninstalls with that strategy", func(o *Observation) {
+			o.Latest, o.PreviousDeployed = rev(5, helmrelease.StatusFailed, want), 3
+		}, func(p *watches.Policy) { p.UpgradeStrategy = watches.StrategyUninstall }, Decision{State: StateFailed, Action: ActionUninstall, Remediation: true}},
+		{"failed rollback is never rolled back: upgrade is retried", func(o *Observation) {
+			o.Latest, o.PreviousDeployed = &Revision{Version: 6, Status: helmrelease.StatusFailed, Digest: old, IsRollback: true}, 3
+			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Hour)
+		}, nil, Decision{State: StateFailed, Action: ActionUpgrade}},
+		{"failed rollback with retries spent stalls", func(o *Observation) {
+			o.Latest, o.PreviousDeployed = &Revision{Version: 6, Status: helmrelease.StatusFailed, Digest: old, IsRollback: true}, 3
+			o.Failures, o.FailedDigest = 3, want
+		}, nil, Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted}},
+		{"changed digest upgrades", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, old) }, nil,
+			Decision{State: StateOutOfSync, Action: ActionUpgrade}},
+		{"rolled back after failure waits for backoff", func(o *Observation) {
+			o.Latest = rev(4, helmrelease.StatusDeployed, old)
+			o.Failures, o.FailedDigest, o.LastFailure = 2, want, t0.Add(-5*time.Second)
+		}, nil, Decision{State: StateOutOfSync, RequeueAfter: 15 * time.Second, Reason: api.ReasonBackoff}},
+		{"rolled back with retries spent stalls: no loop", func(o *Observation) {
+			o.Latest = rev(8, helmrelease.StatusDeployed, old)
+			o.Failures, o.FailedDigest, o.LastFailure = 3, want, t0.Add(-time.Hour)
+		}, nil, Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted}},
+		{"drift is corrected", func(o *Observation) {
+			o.Latest, o.Drift = rev(2, helmrelease.StatusDeployed, want), []string{"apps/v1/Deployment/ns/web"}
+		}, nil, Decision{State: StateDrifted, Action: ActionCorrectDrift}},
+		{"drift left alone when correction is off", func(o *Observation) {
+			o.Latest, o.Drift = rev(2, helmrelease.StatusDeployed, want), []string{"x"}
+		}, func(p *watches.Policy) { p.CorrectDrift = false }, Decision{State: StateInSync}},
+		{"unready waits until the timeout", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-time.Minute)
+		}, nil, Decision{State: StateUnready, RequeueAfter: 4 * time.Minute}},
+		{"unready without wait just reports", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-time.Hour)
+		}, func(p *watches.Policy) { p.Wait = false }, Decision{State: StateUnready}},
+		{"unready past the timeout rolls back", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute), 1
+		}, nil, Decision{State: StateUnready, Action: ActionRollback, RollbackTo: 1, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
+		{"unready install past the timeout is uninstalled", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt = rev(1, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute)
+		}, nil, Decision{State: StateUnready, Action: ActionUninstall, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
+		{"unready rollback past the timeout stalls: no rollback of a rollback", func(o *Observation) {
+			o.Latest = &Revision{Version: 3, Status: helmrelease.StatusDeployed, Digest: want, IsRollback: true}
+			o.Ready, o.ReleasedAt, o.PreviousDeployed = false, t0.Add(-6*time.Minute), 1
+		}, nil, Decision{State: StateStalled, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
+		{"readiness timeout counted once", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute), 1
+			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Second)
+		}, nil, Decision{State: StateStalled, Reason: api.ReasonReadinessTimeout}},
+		{"in sync does nothing", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, want) }, nil,
+			Decision{State: StateInSync}},
+		{"deleting uninstalls", func(o *Observation) {
+			o.Deleting, o.Latest = true, rev(2, helmrelease.StatusPendingUpgrade, want)
+		}, nil, Decision{State: StateDeleting, Action: ActionUninstall}},
+		{"deleting waits for objects", func(o *Observation) {
+			o.Deleting, o.ObjectsRemaining, o.DeletingSince = true, 2, t0.Add(-10*time.Second)
+		}, nil, Decision{State: StateDeleting, RequeueAfter: deleteRequeue}},
+		{"deleting gives up waiting after the timeout", func(o *Observation) {
+			o.Deleting, o.ObjectsRemaining, o.DeletingSince = true, 2, t0.Add(-2*time.Minute)
+		}, nil, Decision{State: StateDeleting, Finished: true}},
+		{"deleting finishes when all is gone", func(o *Observation) { o.Deleting = true }, nil,
+			Decision{State: StateDeleting, Finished: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := base()
+			tt.mod(&o)
+			p := defaultPolicy()
+			if tt.policy != nil {
+				tt.policy(&p)
+			}
+			got := Decide(o, p)
+			if got.State != tt.want.State || got.Action != tt.want.Action || got.RollbackTo != tt.want.RollbackTo ||
+				got.Remediation != tt.want.Remediation || got.CountFailure != tt.want.CountFailure ||
+				got.Finished != tt.want.Finished || got.RequeueAfter != tt.want.RequeueAfter {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+			if tt.want.Reason != "" && got.Reason != tt.want.Reason {
+				t.Errorf("reason %q, want %q (%s)", got.Reason, tt.want.Reason, got.Message)
+			}
+			if got.Message == "" {
+				t.Error("every decision explains itself")
+			}
+		})
+	}
+}
+
+func TestBackoffDoublesToMax(t *testing.T) {
+	p := defaultPolicy()
+	for failures, want := range map[int]time.Duration{0: 0, 1: 10 * time.Second, 2: 20 * time.Second, 3: 40 * time.Second, 4: time.Minute, 10: time.Minute} {
+		if got := p.Backoff(failures); got != want {
+			t.Errorf("Backoff(%d) = %s, want %s", failures, got, want)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package release
+
+import (
+	"time"
+
+	helmrelease "helm.sh/helm/v3/pkg/release"
+
+	"github.com/chartkeeper/chartkeeper/internal/watches"
+)
+
+// State names what an observation found.
+type State string
+
+// The states, checked in this order.
+const (
+	// StateDeleting: the custom resource is being deleted.
+	StateDeleting State = "Deleting"
+	// StateStalled: nothing can be done until the spec or chart changes
+	// (invalid values, retries exhausted).
+	StateStalled State = "Stalled"
+	// StateAbsent: no release exists.
+	StateAbsent State = "Absent"
+	// StateLocked: the latest revision is pending-install/upgrade/rollback
+	// with no action of ours running: an interrupted operation.
+	StateLocked State = "Locked"
+	// StateFailed: the latest revision failed.
+	StateFailed State = "Failed"
+	// StateOutOfSync: the latest revision was made from another chart or values.
+	StateOutOfSync State = "OutOfSync"
+	// StateDrifted: released objects were deleted or edited.
+	StateDrifted State = "Drifted"
+	// StateUnready: released as desired, objects not all Ready yet.
+	StateUnready State = "Unready"
+	// StateInSync: released as desired and Ready.
+	StateInSync State = "InSync"
+)
+
+// ActionKind is the one action a step runs.
+type ActionKind string
+
+// The actions.
+const (
+	ActionNone         ActionKind = ""
+	ActionInstall      ActionKind = "Install"
+	ActionUpgrade      ActionKind = "Upgrade"
+	ActionRollback     ActionKind = "Rollback"
+	ActionUninstall    ActionKind = "Uninstall"
+	ActionUnlock       ActionKind = "Unlock"
+	ActionCorrectDrift ActionKind = "CorrectDrift"
+)
+
+// Revision is what is known of a stored release revision.
+type Revision struct {
+	Version int
+	Status  helmrelease.Status
+	// Digest of the chart and values it was made from ("" if not ours).
+	Digest string
+	// IsRollback: the revision was made by a rollback.
+	IsRollback bool
+}
+
+// Observation is everything Decide needs; the observer fills it.
+type Observation struct {
+	Now      time.Time
+	Deleting bool
+	// DeletingSince is when deletion was requested.
+	DeletingSince time.Time
+	// DesiredDigest fingerprints the chart and values the resource asks for.
+	DesiredDigest string
+	// ValuesError: the values cannot be computed or the chart rejects them.
+	ValuesError error
+	// Latest is the newest revision; nil when no release exists.
+	Latest *Revision
+	// PreviousDeployed is the newest revision before Latest that was deployed
+	// (status deployed or superseded); 0 if none.
+	PreviousDeployed int
+	// ObjectsRemaining counts released objects still present (Deleting).
+	ObjectsRemaining int
+	// Drift lists released objects found missing or edited.
+	Drift []string
+	// Ready: every released object is Current (kstatus).
+	Ready bool
+	// NotReady says which objects are not Ready and why.
+	NotReady string
+	// ReleasedAt is when Latest was made by us (readiness timeout start).
+	ReleasedAt time.Time
+	// Failures, FailedDigest and LastFailure come from the status.
+	Failures     int
+	FailedDigest string
+	LastFailure  time.Time
+}
+
+// failures returns the failures counted for the desired digest: a change of
+// spec or chart starts the count again.
+func (o Observation) failures() int {
+	if o.FailedDigest != o.DesiredDigest {
+		return 0
+	}
+	return o.Failures
+}
+
+// Decision is Decide's verdict.
+type Decision struct {
+	State  State
+	Action ActionKind
+	// RollbackTo is the target revision of ActionRollback.
+	RollbackTo int
+	// Remediation: the action repairs a failure (sets Remediated).
+	Remediation bool
+	// CountFailure: the observation itself is a failure to count (e.g. a
+	// readiness timeout), before the action runs.
+	CountFailure bool
+	// Finished: deletion is complete; the finalizer may go.
+	Finished bool
+	// RequeueAfter asks for another step after this long (0: only on change).
+	RequeueAfter time.Duration
+	// Reason and Message explain the state (condition reason and message).
+	Reason  string
+	Message string
+}
+
+// deleteRequeue is how often an uninstall waits for objects to go.
+const deleteRequeue = 2 * time.Second
+
+// policyOf is the subset of watches.Policy Decide uses.
+type policyOf = watches.Policy

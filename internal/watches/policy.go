@@ -1,0 +1,235 @@
+package watches
+
+import (
+	"bytes"
+	"fmt"
+	"text/template"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// chartkeeper's own watch fields, beyond helm-operator's. Every one is
+// optional; Load applies the documented defaults.
+
+// Defaults of chartkeeper's own fields.
+const (
+	DefaultReleaseName       = "{{ .Name }}"
+	DefaultReleaseNamespace  = "{{ .Namespace }}"
+	DefaultMaxHistory        = 10
+	DefaultRetries           = 3
+	DefaultBackoffInitial    = 10 * time.Second
+	DefaultBackoffMax        = 5 * time.Minute
+	DefaultReadinessTimeout  = 5 * time.Minute
+	DefaultUninstallTimeout  = 5 * time.Minute
+	StrategyRollback         = "rollback"
+	StrategyUninstall        = "uninstall"
+	maxReleaseNameLength     = 53 // Helm's limit
+	defaultRemediateStrategy = StrategyRollback
+)
+
+// Remediation says what to do when an install or upgrade fails.
+type Remediation struct {
+	// Retries is how many times a failed install or upgrade of the same
+	// spec and chart is tried again before the CR is Stalled. Default 3.
+	Retries *int `json:"retries,omitempty"`
+	// Backoff between attempts: Initial, doubling up to Max.
+	Backoff *Backoff `json:"backoff,omitempty"`
+	// Strategy for a failed upgrade: "rollback" (default) to the last
+	// deployed revision, or "uninstall".
+	Strategy string `json:"strategy,omitempty"`
+	// KeepFailedInstall leaves a failed install in place (for inspection)
+	// instead of uninstalling it. Default false.
+	KeepFailedInstall bool `json:"keepFailedInstall,omitempty"`
+}
+
+// Backoff is an exponential backoff.
+type Backoff struct {
+	Initial *metav1.Duration `json:"initial,omitempty"` // default 10s
+	Max     *metav1.Duration `json:"max,omitempty"`     // default 5m
+}
+
+// Readiness says whether a release must become Ready and how fast.
+type Readiness struct {
+	// Wait: a release whose objects are not all Ready within Timeout counts
+	// as failed and is remediated. Default true.
+	Wait *bool `json:"wait,omitempty"`
+	// Timeout, default 5m.
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+}
+
+// Drift configures drift correction.
+type Drift struct {
+	// Correct restores released objects that were deleted or edited by
+	// hand. Default true.
+	Correct *bool `json:"correct,omitempty"`
+}
+
+// Uninstall configures deletion of a custom resource.
+type Uninstall struct {
+	// Wait keeps the finalizer until every released object is gone. Default true.
+	Wait *bool `json:"wait,omitempty"`
+	// Timeout bounds that wait; past it the finalizer is removed anyway. Default 5m.
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+}
+
+// Policy is a watch's resolved release policy: every default applied.
+type Policy struct {
+	MaxHistory        int
+	Retries           int
+	BackoffInitial    time.Duration
+	BackoffMax        time.Duration
+	UpgradeStrategy   string
+	KeepFailedInstall bool
+	Wait              bool
+	ReadinessTimeout  time.Duration
+	CorrectDrift      bool
+	UninstallWait     bool
+	UninstallTimeout  time.Duration
+}
+
+// Backoff returns the wait before attempt number failures+1.
+func (p Policy) Backoff(failures int) time.Duration {
+	if failures <= 0 {
+		return 0
+	}
+	d := p.BackoffInitial
+	for i := 1; i < failures && d < p.BackoffMax; i++ {
+		d *= 2
+	}
+	return min(d, p.BackoffMax)
+}
+
+func durOr(d *metav1.Duration, def time.Duration) time.Duration {
+	if d == nil {
+		return def
+	}
+	return d.Duration
+}
+
+func boolOr(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
+}
+
+func intOr(i *int, def int) int {
+	if i == nil {
+		return def
+	}
+	return *i
+}
+
+// resolvePolicy applies defaults and validates chartkeeper's fields.
+func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
+	p := Policy{
+		MaxHistory:       intOr(w.MaxHistory, DefaultMaxHistory),
+		Retries:          DefaultRetries,
+		BackoffInitial:   DefaultBackoffInitial,
+		BackoffMax:       DefaultBackoffMax,
+		UpgradeStrategy:  defaultRemediateStrategy,
+		Wait:             true,
+		ReadinessTimeout: DefaultReadinessTimeout,
+		CorrectDrift:     true,
+		UninstallWait:    true,
+		UninstallTimeout: DefaultUninstallTimeout,
+	}
+	if r := w.Remediation; r != nil {
+		p.Retries = intOr(r.Retries, DefaultRetries)
+		if r.Backoff != nil {
+			p.BackoffInitial = durOr(r.Backoff.Initial, DefaultBackoffInitial)
+			p.BackoffMax = durOr(r.Backoff.Max, DefaultBackoffMax)
+		}
+		if r.Strategy != "" {
+			p.UpgradeStrategy = r.Strategy
+		}
+		p.KeepFailedInstall = r.KeepFailedInstall
+	}
+	if r := w.Readiness; r != nil {
+		p.Wait = boolOr(r.Wait, true)
+		p.ReadinessTimeout = durOr(r.Timeout, DefaultReadinessTimeout)
+	}
+	if d := w.Drift; d != nil {
+		p.CorrectDrift = boolOr(d.Correct, true)
+	}
+	if u := w.Uninstall; u != nil {
+		p.UninstallWait = boolOr(u.Wait, true)
+		p.UninstallTimeout = durOr(u.Timeout, DefaultUninstallTimeout)
+	}
+
+	if p.MaxHistory < 0 {
+		add("maxHistory", "must be 0 (unlimited) or more, got %d", p.MaxHistory)
+	}
+	if p.Retries < 0 {
+		add("remediation.retries", "must not be negative, got %d", p.Retries)
+	}
+	if p.BackoffInitial <= 0 || p.BackoffMax < p.BackoffInitial {
+		add("remediation.backoff", "initial must be positive and max at least initial, got %s and %s", p.BackoffInitial, p.BackoffMax)
+	}
+	if p.UpgradeStrategy != StrategyRollback && p.UpgradeStrategy != StrategyUninstall {
+		add("remediation.strategy", "must be %q or %q, got %q", StrategyRollback, StrategyUninstall, p.UpgradeStrategy)
+	}
+	if p.ReadinessTimeout <= 0 {
+		add("readiness.timeout", "must be positive, got %s", p.ReadinessTimeout)
+	}
+	if p.UninstallTimeout <= 0 {
+		add("uninstall.timeout", "must be positive, got %s", p.UninstallTimeout)
+	}
+	w.Policy = p
+
+	nameT, err := parseNameTemplate("releaseName", w.ReleaseName, DefaultReleaseName)
+	if err != nil {
+		add("releaseName", "%v", err)
+	}
+	nsT, err := parseNameTemplate("releaseNamespace", w.ReleaseNamespace, DefaultReleaseNamespace)
+	if err != nil {
+		add("releaseNamespace", "%v", err)
+	}
+	w.releaseName, w.releaseNamespace = nameT, nsT
+}
+
+func parseNameTemplate(name, text, def string) (*template.Template, error) {
+	if text == "" {
+		text = def
+	}
+	return template.New(name).Option("missingkey=error").Parse(text)
+}
+
+// ReleaseRef names the Helm release of one custom resource.
+type ReleaseRef struct {
+	Name      string
+	Namespace string
+}
+
+// NameData is what releaseName and releaseNamespace templates see.
+type NameData struct {
+	Name      string
+	Namespace string
+	Kind      string
+}
+
+// Release returns the release name and namespace for a custom resource,
+// from the watch's templates. An error means the templates produce an
+// invalid name for this resource.
+func (w Watch) Release(name, namespace string) (ReleaseRef, error) {
+	d := NameData{Name: name, Namespace: namespace, Kind: w.Kind}
+	var n, ns bytes.Buffer
+	if w.releaseName == nil || w.releaseNamespace == nil {
+		return ReleaseRef{Name: name, Namespace: namespace}, nil
+	}
+	if err := w.releaseName.Execute(&n, d); err != nil {
+		return ReleaseRef{}, fmt.Errorf("releaseName template: %w", err)
+	}
+	if err := w.releaseNamespace.Execute(&ns, d); err != nil {
+		return ReleaseRef{}, fmt.Errorf("releaseNamespace template: %w", err)
+	}
+	ref := ReleaseRef{Name: n.String(), Namespace: ns.String()}
+	if len(ref.Name) == 0 || len(ref.Name) > maxReleaseNameLength {
+		return ref, fmt.Errorf("release name %q must be 1 to %d characters (Helm's limit); shorten the resource's name or set releaseName in watches.yaml", ref.Name, maxReleaseNameLength)
+	}
+	if ref.Namespace == "" {
+		return ref, fmt.Errorf("release namespace is empty: a cluster-scoped kind needs releaseNamespace in watches.yaml")
+	}
+	return ref, nil
+}
