@@ -53,8 +53,24 @@ run: tools bin/devcluster bin/chartkeeper ## Run the operator: on KUBECONFIG if 
 test: tools bin/devcluster lint ## Run every test against a fresh local cluster, then stop it.
 	@TESTFLAGS="$(TESTFLAGS)" hack/test.sh
 
+.PHONY: manifests
+manifests: ## Generate CRDs and the manager ClusterRole under config/ from watches.yaml.
+	go run ./cmd/chartkeeper manifests
+
+.PHONY: verify-manifests
+verify-manifests: ## Fail if the generated manifests under config/ are stale.
+	go run ./cmd/chartkeeper manifests --check
+
+.PHONY: install
+install: tools ## Install the CRDs into the cluster of KUBECONFIG.
+	bin/kubectl apply -k config/crd
+
+.PHONY: uninstall
+uninstall: tools ## Remove the CRDs (and every custom resource) from the cluster of KUBECONFIG.
+	bin/kubectl delete --ignore-not-found -k config/crd
+
 .PHONY: lint
-lint: ## gofmt and go vet.
+lint: verify-manifests ## gofmt, go vet and the generated-files check.
 	@bad=$$(gofmt -l cmd internal hack test 2>/dev/null); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	go vet ./...
 

@@ -22,6 +22,8 @@ if [[ -z "$kc" ]]; then
   kc="$(cd "$CLUSTER_DIR" && pwd)/admin.kubeconfig"
   echo "run: using the local cluster in $CLUSTER_DIR"
 fi
+bin/kubectl --kubeconfig "$kc" apply -k config/crd >/dev/null
+echo "run: CRDs from config/crd installed"
 echo "run: chartkeeper on $kc: probes http://$PROBE_ADDR/healthz and /readyz, metrics http://$METRICS_ADDR/metrics; Ctrl-C stops it"
 exec bin/chartkeeper run --kubeconfig "$kc" --watches-file watches.yaml \
   --metrics-bind-address "$METRICS_ADDR" --health-probe-bind-address "$PROBE_ADDR" --zap-devel

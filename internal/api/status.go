@@ -23,6 +23,11 @@ type Status struct {
 	FailedDigest string `json:"failedDigest,omitempty"`
 	// LastFailureTime is when the last failure happened (for backoff).
 	LastFailureTime *metav1.Time `json:"lastFailureTime,omitempty"`
+	// TerminalError is the chart's own message when it rejects the values
+	// (schema, template) for TerminalDigest: nothing is retried until the
+	// desired digest changes.
+	TerminalError  string `json:"terminalError,omitempty"`
+	TerminalDigest string `json:"terminalDigest,omitempty"`
 }
 
 // ReleaseStatus summarises the release of a custom resource.

@@ -18,6 +18,7 @@ const usage = `chartkeeper: keeps one Helm release per custom resource.
 
 Usage:
   chartkeeper run [flags]     run the operator (see "chartkeeper run -h")
+  chartkeeper manifests       generate CRDs and RBAC from watches.yaml into config/
   chartkeeper version         print the version
 `
 
@@ -31,6 +32,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCommand(args[1:], stdout, stderr)
+	case "manifests":
+		return manifestsCommand(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "chartkeeper", version.String())
 		return ExitOK

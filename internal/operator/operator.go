@@ -61,6 +61,9 @@ func New(cfg *rest.Config, ws []watches.Watch, opts ...Option) (*Operator, error
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
 	op := &Operator{mgr: mgr, watches: ws, log: o.logger}
+	if err := op.setupControllers(cfg, o); err != nil {
+		return nil, err
+	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,141 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/release"
+)
+
+// cacheStaleRequeue is how soon a step that found the cache behind runs again.
+const cacheStaleRequeue = 250 * time.Millisecond
+
+// unwatchedPoll is how often an unready release is looked at when its
+// objects are not watched (watchDependentResources: false).
+const unwatchedPoll = 10 * time.Second
+
+// Reconciler reconciles the custom resources of one watch.
+type Reconciler struct {
+	client client.Client // the manager's cached client
+	engine *release.Engine
+	target release.Target
+	log    logr.Logger
+	// releases maps release keys to their custom resources, for events on
+	// release Secrets.
+	releases sync.Map // "<ns>/<release>" -> types.NamespacedName
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(r.target.Watch.GroupVersionKind())
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	deleting := obj.GetDeletionTimestamp() != nil
+	if deleting && !controllerutil.ContainsFinalizer(obj, api.Finalizer) {
+		return ctrl.Result{}, nil
+	}
+	if !deleting && !controllerutil.ContainsFinalizer(obj, api.Finalizer) {
+		if err := r.patchFinalizer(ctx, obj, true); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+
+	st, err := api.StatusOf(obj)
+	if err != nil {
+		r.log.Info("replacing an unreadable status", "resource", req.NamespacedName, "error", err.Error())
+	}
+	before := obj.DeepCopy()
+	orig := st
+	defer func() {
+		if equality.Semantic.DeepEqual(orig, st) {
+			return
+		}
+		if err := r.patchStatus(ctx, before, st); err != nil && retErr == nil {
+			retErr = err
+		}
+	}()
+
+	res, err := r.engine.Step(ctx, r.target, obj, &st)
+	if ref, rerr := r.target.Watch.Release(obj.GetName(), obj.GetNamespace()); rerr == nil {
+		r.releases.Store(ref.Namespace+"/"+ref.Name, req.NamespacedName)
+	}
+	switch {
+	case errors.Is(err, release.ErrCacheStale):
+		return ctrl.Result{RequeueAfter: cacheStaleRequeue}, nil
+	case err != nil:
+		return ctrl.Result{}, err // transient: the work queue backs off
+	}
+	if res.Finished {
+		return ctrl.Result{}, r.patchFinalizer(ctx, obj, false)
+	}
+	return ctrl.Result{RequeueAfter: r.requeueAfter(res)}, nil
+}
+
+func (r *Reconciler) requeueAfter(res release.Result) time.Duration {
+	after := res.Requeue
+	if res.Decision.State == release.StateUnready && !r.target.Watch.WatchesDependents() && (after == 0 || after > unwatchedPoll) {
+		after = unwatchedPoll
+	}
+	if p := r.target.Watch.Period(); p > 0 && (after == 0 || after > p) {
+		after = p
+	}
+	return after
+}
+
+// patchStatus writes st as the status subresource with a merge patch
+// against the object as it was read.
+func (r *Reconciler) patchStatus(ctx context.Context, before *unstructured.Unstructured, st api.Status) error {
+	after := before.DeepCopy()
+	if err := api.SetStatus(after, st); err != nil {
+		return err
+	}
+	if err := r.client.Status().Patch(ctx, after, client.MergeFrom(before)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("patching status: %w", err)
+	}
+	return nil
+}
+
+// patchFinalizer adds or removes chartkeeper's finalizer with an
+// optimistic-lock patch, so other finalizers are never lost.
+func (r *Reconciler) patchFinalizer(ctx context.Context, obj *unstructured.Unstructured, add bool) error {
+	before := obj.DeepCopy()
+	if add {
+		controllerutil.AddFinalizer(obj, api.Finalizer)
+	} else {
+		controllerutil.RemoveFinalizer(obj, api.Finalizer)
+	}
+	if err := r.client.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		if !add && apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("updating finalizers: %w", err)
+	}
+	return nil
+}
+
+// ownerOf maps a release key to its custom resource, if known.
+func (r *Reconciler) ownerOf(releaseKey string) (types.NamespacedName, bool) {
+	v, ok := r.releases.Load(releaseKey)
+	if !ok {
+		return types.NamespacedName{}, false
+	}
+	return v.(types.NamespacedName), true
+}

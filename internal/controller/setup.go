@@ -1,0 +1,158 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
+	"github.com/chartkeeper/chartkeeper/internal/release"
+)
+
+// Dependents is the label-scoped, metadata-only view of everything
+// chartkeeper released (and its release Secrets), shared by all controllers.
+type Dependents struct {
+	cache.Cache
+	mu       sync.Mutex
+	handlers []*kindWatcher
+}
+
+// NewDependents creates the dependents cache and adds it to the manager.
+func NewDependents(mgr manager.Manager, namespaces []string) (*Dependents, error) {
+	sel, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchLabels: map[string]string{api.LabelManaged: "true"}})
+	if err != nil {
+		return nil, err
+	}
+	opts := cache.Options{
+		Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient(),
+		DefaultLabelSelector: sel,
+	}
+	if len(namespaces) > 0 {
+		opts.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range namespaces {
+			opts.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	c, err := cache.New(mgr.GetConfig(), opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(c); err != nil {
+		return nil, err
+	}
+	return &Dependents{Cache: c}, nil
+}
+
+// WatchKind makes every registered controller watch released objects of gvk.
+func (d *Dependents) WatchKind(gvk schema.GroupVersionKind) error {
+	d.mu.Lock()
+	hs := append([]*kindWatcher(nil), d.handlers...)
+	d.mu.Unlock()
+	for _, h := range hs {
+		if err := h.watch(gvk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kindWatcher registers watches of released kinds on one controller, once each.
+type kindWatcher struct {
+	ctrl    controller.Controller
+	cache   cache.Cache
+	handler handler.TypedEventHandler[*metav1.PartialObjectMetadata, reconcile.Request]
+	mu      sync.Mutex
+	seen    map[schema.GroupVersionKind]bool
+}
+
+func (k *kindWatcher) watch(gvk schema.GroupVersionKind) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.seen[gvk] {
+		return nil
+	}
+	obj := &metav1.PartialObjectMetadata{}
+	obj.SetGroupVersionKind(gvk)
+	if err := k.ctrl.Watch(source.Kind(k.cache, obj, k.handler)); err != nil {
+		return fmt.Errorf("watching %s: %w", gvk, err)
+	}
+	k.seen[gvk] = true
+	return nil
+}
+
+// Setup creates the controller of one watch.
+func Setup(mgr manager.Manager, deps *Dependents, engine *release.Engine, t release.Target, log logr.Logger) error {
+	w := t.Watch
+	gvk := w.GroupVersionKind()
+	r := &Reconciler{client: mgr.GetClient(), engine: engine, target: t, log: log.WithValues("kind", gvk.Kind)}
+	c, err := controller.New("chartkeeper-"+gvk.Kind+"."+gvk.Group, mgr, controller.Options{
+		Reconciler:              r,
+		MaxConcurrentReconciles: w.Concurrency(),
+		SkipNameValidation:      ptrTrue(),
+	})
+	if err != nil {
+		return err
+	}
+	cr := &unstructured.Unstructured{}
+	cr.SetGroupVersionKind(gvk)
+	selected := predicate.NewTypedPredicateFuncs(func(o *unstructured.Unstructured) bool { return w.LabelSelector.Matches(labels.Set(o.GetLabels())) })
+	changed := predicate.Or[*unstructured.Unstructured](
+		predicate.TypedGenerationChangedPredicate[*unstructured.Unstructured]{},
+		predicate.TypedLabelChangedPredicate[*unstructured.Unstructured]{},
+		predicate.TypedAnnotationChangedPredicate[*unstructured.Unstructured]{},
+	)
+	if err := c.Watch(source.Kind(mgr.GetCache(), cr, &handler.TypedEnqueueRequestForObject[*unstructured.Unstructured]{}, selected, changed)); err != nil {
+		return err
+	}
+
+	// Release Secrets: an action by someone else (helm CLI) or a deletion
+	// reaches the resource through the release index.
+	secrets := &metav1.PartialObjectMetadata{}
+	secrets.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	toOwner := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, s *metav1.PartialObjectMetadata) []reconcile.Request {
+		if s.GetLabels()["owner"] != "helm" {
+			return nil
+		}
+		if nn, ok := r.ownerOf(s.GetNamespace() + "/" + s.GetLabels()["name"]); ok {
+			return []reconcile.Request{{NamespacedName: nn}}
+		}
+		return nil
+	})
+	if err := c.Watch(source.Kind(deps.Cache, secrets, toOwner)); err != nil {
+		return err
+	}
+
+	if w.WatchesDependents() {
+		gk := gvk.GroupKind()
+		kw := &kindWatcher{ctrl: c, cache: deps.Cache, seen: map[schema.GroupVersionKind]bool{},
+			handler: handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o *metav1.PartialObjectMetadata) []reconcile.Request {
+				ownerGK, nn, ok := ownership.ParseKey(o.GetAnnotations()[api.AnnotationOwner])
+				if !ok || ownerGK != gk {
+					return nil
+				}
+				return []reconcile.Request{{NamespacedName: nn}}
+			})}
+		deps.mu.Lock()
+		deps.handlers = append(deps.handlers, kw)
+		deps.mu.Unlock()
+	}
+	return nil
+}
+
+func ptrTrue() *bool { t := true; return &t }
+

@@ -1,0 +1,68 @@
+package manifests
+
+import apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+func str(desc string) apiextv1.JSONSchemaProps { return apiextv1.JSONSchemaProps{Type: "string", Description: desc} }
+func integer(desc string) apiextv1.JSONSchemaProps {
+	return apiextv1.JSONSchemaProps{Type: "integer", Description: desc}
+}
+func timestamp(desc string) apiextv1.JSONSchemaProps {
+	return apiextv1.JSONSchemaProps{Type: "string", Format: "date-time", Description: desc}
+}
+
+// StatusSchema is the OpenAPI schema of api.Status.
+func StatusSchema() apiextv1.JSONSchemaProps {
+	return apiextv1.JSONSchemaProps{
+		Type:        "object",
+		Description: "Observed state of the release, written by chartkeeper.",
+		Properties: map[string]apiextv1.JSONSchemaProps{
+			"observedGeneration": {Type: "integer", Format: "int64", Description: "The metadata.generation this status describes."},
+			"conditions": {
+				Type: "array", Description: "Ready, Released, Reconciling, Stalled, Remediated.",
+				XListType: ptrStr("map"), XListMapKeys: []string{"type"},
+				Items: &apiextv1.JSONSchemaPropsOrArray{Schema: &apiextv1.JSONSchemaProps{
+					Type:     "object",
+					Required: []string{"type", "status", "lastTransitionTime", "reason", "message"},
+					Properties: map[string]apiextv1.JSONSchemaProps{
+						"type":               str("Condition type."),
+						"status":             {Type: "string", Enum: enum("True", "False", "Unknown")},
+						"observedGeneration": {Type: "integer", Format: "int64"},
+						"lastTransitionTime": timestamp("When the status last changed."),
+						"reason":             str("Machine-readable reason in CamelCase."),
+						"message":            str("Human-readable details."),
+					},
+				}},
+			},
+			"release": {
+				Type: "object", Description: "Summary of the Helm release.",
+				Required: []string{"name", "namespace"},
+				Properties: map[string]apiextv1.JSONSchemaProps{
+					"name":           str("Release name."),
+					"namespace":      str("Release namespace."),
+					"revision":       integer("Current revision."),
+					"chart":          str("Chart name."),
+					"version":        str("Chart version."),
+					"appVersion":     str("Chart appVersion."),
+					"digest":         str("Digest of the chart and values of the current revision."),
+					"lastAction":     str("Last Helm action: Install, Upgrade, Rollback, Uninstall, Unlock, CorrectDrift."),
+					"lastActionTime": timestamp("When the last action ran."),
+				},
+			},
+			"failures":        integer("Consecutive failed attempts for failedDigest."),
+			"failedDigest":    str("Desired digest the failures were counted for."),
+			"lastFailureTime": timestamp("When the last failure happened."),
+			"terminalError":   str("The chart's message when it rejects the values of terminalDigest."),
+			"terminalDigest":  str("Desired digest the terminal error applies to."),
+		},
+	}
+}
+
+func ptrStr(s string) *string { return &s }
+
+func enum(vals ...string) []apiextv1.JSON {
+	out := make([]apiextv1.JSON, len(vals))
+	for i, v := range vals {
+		out[i] = apiextv1.JSON{Raw: []byte(`"` + v + `"`)}
+	}
+	return out
+}

@@ -1,0 +1,47 @@
+package operator
+
+import (
+	"fmt"
+
+	"helm.sh/helm/v3/pkg/kube"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/controller"
+	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/release"
+)
+
+// setupControllers builds the shared release engine and one controller per watch.
+func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
+	// Every write Helm makes is attributed to chartkeeper in managedFields.
+	kube.ManagedFieldsManager = api.FieldManager
+	hlog := op.log.WithName("helm").V(1)
+	hc, err := helm.New(cfg, func(format string, v ...any) { hlog.Info(fmt.Sprintf(format, v...)) })
+	if err != nil {
+		return fmt.Errorf("creating Helm client: %w", err)
+	}
+	deps, err := controller.NewDependents(op.mgr, o.namespaces)
+	if err != nil {
+		return fmt.Errorf("creating the dependents cache: %w", err)
+	}
+	live, err := client.New(cfg, client.Options{Scheme: op.mgr.GetScheme(), Mapper: op.mgr.GetRESTMapper(), HTTPClient: op.mgr.GetHTTPClient()})
+	if err != nil {
+		return err
+	}
+	engine, err := release.NewEngine(hc, deps, live,
+		release.WithLogger(op.log.WithName("release")),
+		release.WithRecorder(op.mgr.GetEventRecorder("chartkeeper")),
+		release.WithWatchKind(deps.WatchKind),
+	)
+	if err != nil {
+		return err
+	}
+	for _, w := range op.watches {
+		if err := controller.Setup(op.mgr, deps, engine, release.NewTarget(w), op.log); err != nil {
+			return fmt.Errorf("setting up %s: %w", w, err)
+		}
+	}
+	return nil
+}

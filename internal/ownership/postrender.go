@@ -1,0 +1,98 @@
+package ownership
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+)
+
+// PostRenderer marks every rendered object as released for Owner. It
+// implements helm's postrender.PostRenderer.
+type PostRenderer struct {
+	Owner Owner
+	// ReleaseNamespace is where namespaced objects without a namespace land.
+	ReleaseNamespace string
+	// Mapper tells namespaced kinds from cluster-scoped ones. A kind it does
+	// not know (a CRD in the same chart) gets no ownerReference.
+	Mapper meta.RESTMapper
+}
+
+// Run implements postrender.PostRenderer.
+func (p PostRenderer) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(in))
+	out := &bytes.Buffer{}
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading rendered manifests: %w", err)
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			return nil, fmt.Errorf("rendered manifest is not valid YAML: %w", err)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if u.IsList() {
+			return nil, fmt.Errorf("rendered manifest holds a %s: list kinds are not supported, render the items instead", u.GetKind())
+		}
+		p.mark(u)
+		b, err := yaml.Marshal(u.Object)
+		if err != nil {
+			return nil, err
+		}
+		out.WriteString("---\n")
+		out.Write(b)
+	}
+}
+
+func (p PostRenderer) mark(u *unstructured.Unstructured) {
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[api.LabelManaged] = "true"
+	u.SetLabels(labels)
+	ann := u.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[api.AnnotationOwner] = p.Owner.Key()
+	u.SetAnnotations(ann)
+
+	if p.Owner.Namespace == "" || p.ReleaseNamespace != p.Owner.Namespace || p.Mapper == nil {
+		return
+	}
+	gvk := u.GroupVersionKind()
+	m, err := p.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil || m.Scope.Name() != meta.RESTScopeNameNamespace {
+		return
+	}
+	if ns := u.GetNamespace(); ns != "" && ns != p.Owner.Namespace {
+		return
+	}
+	refs := u.GetOwnerReferences()
+	for _, r := range refs {
+		if r.UID == p.Owner.UID {
+			return
+		}
+		if r.Controller != nil && *r.Controller {
+			return // controlled by something else already: do not fight it
+		}
+	}
+	u.SetOwnerReferences(append(refs, p.Owner.Reference()))
+}
+

@@ -1,0 +1,140 @@
+package release
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/values"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
+)
+
+// Engine runs release steps. It is safe for concurrent steps on different
+// custom resources; steps on the same resource must not overlap (the
+// controller's work queue guarantees it).
+type Engine struct {
+	helm *helm.Client
+	// meta reads the label-scoped metadata cache: release Secrets and
+	// released objects (as PartialObjectMetadata).
+	meta client.Reader
+	// live reads and writes the API server directly (full objects for
+	// readiness, drift checks and corrections, post-action checks).
+	live      client.Client
+	watchKind func(schema.GroupVersionKind) error
+	recorder  events.EventRecorder
+	clock     clock.PassiveClock
+	log       logr.Logger
+
+	expect    *expectations
+	manifests *manifestCache
+	drift     *driftTracker
+	ready     *readinessMemo
+}
+
+// Option configures NewEngine.
+type Option func(*Engine)
+
+// WithClock sets the clock (default: the real one). Tests move time with it.
+func WithClock(c clock.PassiveClock) Option { return func(e *Engine) { e.clock = c } }
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l logr.Logger) Option { return func(e *Engine) { e.log = l } }
+
+// WithRecorder sets where Events go (default: nowhere).
+func WithRecorder(r events.EventRecorder) Option { return func(e *Engine) { e.recorder = r } }
+
+// WithWatchKind sets the function that makes sure released objects of a
+// kind are watched (default: none).
+func WithWatchKind(f func(schema.GroupVersionKind) error) Option {
+	return func(e *Engine) { e.watchKind = f }
+}
+
+// NewEngine returns an Engine. hc runs Helm actions, meta is the
+// label-scoped metadata cache and live an uncached client; all are required.
+func NewEngine(hc *helm.Client, meta client.Reader, live client.Client, opts ...Option) (*Engine, error) {
+	if hc == nil || meta == nil || live == nil {
+		return nil, errors.New("release: helm client, metadata reader and live client are required")
+	}
+	e := &Engine{
+		helm: hc, meta: meta, live: live,
+		watchKind: func(schema.GroupVersionKind) error { return nil },
+		recorder:  noRecorder{},
+		clock:     clock.RealClock{},
+		log:       logr.Discard(),
+		expect:    newExpectations(),
+		manifests: newManifestCache(),
+		drift:     newDriftTracker(),
+		ready:     newReadinessMemo(),
+	}
+	for _, o := range opts {
+		o(e)
+	}
+	return e, nil
+}
+
+// Target is a watch with what is computed once about its chart.
+type Target struct {
+	Watch       watches.Watch
+	ChartDigest string
+}
+
+// NewTarget computes a watch's chart digest.
+func NewTarget(w watches.Watch) Target {
+	return Target{Watch: w, ChartDigest: values.ChartDigest(w.Chart)}
+}
+
+// releaseKey names a release in the engine's in-memory maps.
+func releaseKey(ref watches.ReleaseRef) string { return ref.Namespace + "/" + ref.Name }
+
+// Forget drops everything remembered about a release (after deletion).
+func (e *Engine) Forget(ref watches.ReleaseRef) {
+	k := releaseKey(ref)
+	e.expect.forget(k)
+	e.manifests.forget(k)
+}
+
+// typeMemo is a small concurrent map keyed by object UID.
+type typeMemo[V any] struct {
+	mu sync.Mutex
+	m  map[types.UID]V
+}
+
+func (t *typeMemo[V]) get(uid types.UID) (V, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v, ok := t.m[uid]
+	return v, ok
+}
+
+func (t *typeMemo[V]) set(uid types.UID, v V) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.m[uid] = v
+}
+
+func (t *typeMemo[V]) del(uid types.UID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.m, uid)
+}
+
+// event records an Event about obj; action names what chartkeeper did.
+func (e *Engine) event(obj client.Object, warning bool, reason, format string, args ...any) {
+	typ := "Normal"
+	if warning {
+		typ = "Warning"
+	}
+	e.recorder.Eventf(obj, nil, typ, reason, "Reconcile", format, args...)
+}
+
+type noRecorder struct{}
+
+func (noRecorder) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...any) {}

@@ -1,0 +1,55 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"net"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+)
+
+// Sentinel errors of a step. The controller maps them in one place:
+// ErrCacheStale and transient errors requeue, a *ChartError is terminal
+// until the resource or chart changes.
+var (
+	// ErrCacheStale: the cache does not yet show the result of our last
+	// action; the step is retried shortly without acting.
+	ErrCacheStale = errors.New("cache does not show our last action yet")
+)
+
+// ChartError is a failure the chart causes for these values (schema,
+// template, rendered YAML) before Helm stored anything: retrying the same
+// spec cannot help.
+type ChartError struct{ Err error }
+
+func (e *ChartError) Error() string { return e.Err.Error() }
+func (e *ChartError) Unwrap() error { return e.Err }
+
+// IsTransient reports whether err is worth retrying as it is: API server
+// overload or unavailability, network trouble, timeouts, unknown kinds
+// (their CRD may be installed any moment).
+func IsTransient(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, ErrCacheStale),
+		errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNRESET),
+		errors.As(err, &ne),
+		meta.IsNoMatchError(err),
+		apierrors.IsServerTimeout(err),
+		apierrors.IsTimeout(err),
+		apierrors.IsTooManyRequests(err),
+		apierrors.IsServiceUnavailable(err),
+		apierrors.IsInternalError(err),
+		apierrors.IsUnexpectedServerError(err),
+		apierrors.IsConflict(err):
+		return true
+	}
+	return false
+}

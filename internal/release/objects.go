@@ -1,0 +1,105 @@
+package release
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// object is one object a release revision holds, as rendered.
+type object struct {
+	GVK       schema.GroupVersionKind
+	Namespace string // "" for cluster-scoped kinds
+	Name      string
+	Desired   *unstructured.Unstructured
+}
+
+func (o object) String() string {
+	if o.Namespace == "" {
+		return fmt.Sprintf("%s %s", o.GVK.Kind, o.Name)
+	}
+	return fmt.Sprintf("%s %s/%s", o.GVK.Kind, o.Namespace, o.Name)
+}
+
+// parseManifest reads a release manifest into objects, defaulting the
+// namespace of namespaced kinds to the release namespace.
+func parseManifest(manifest, releaseNS string, mapper meta.RESTMapper) ([]object, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(manifest)))
+	var out []object
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			return nil, err
+		}
+		if len(m) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: m}
+		gvk := u.GroupVersionKind()
+		ns := u.GetNamespace()
+		namespaced := true
+		if mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+			namespaced = mapping.Scope.Name() == meta.RESTScopeNameNamespace
+		}
+		switch {
+		case !namespaced:
+			ns = ""
+		case ns == "":
+			ns = releaseNS
+		}
+		u.SetNamespace(ns)
+		out = append(out, object{GVK: gvk, Namespace: ns, Name: u.GetName(), Desired: u})
+	}
+}
+
+// manifestCache keeps the parsed objects of the latest revision of each
+// release, so a step decodes a release from storage at most once per revision.
+type manifestCache struct {
+	mu sync.Mutex
+	m  map[string]cachedManifest
+}
+
+type cachedManifest struct {
+	version int
+	objects []object
+}
+
+func newManifestCache() *manifestCache { return &manifestCache{m: map[string]cachedManifest{}} }
+
+func (c *manifestCache) get(key string, version int) ([]object, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cm, ok := c.m[key]
+	if !ok || cm.version != version {
+		return nil, false
+	}
+	return cm.objects, true
+}
+
+func (c *manifestCache) put(key string, version int, objs []object) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[key] = cachedManifest{version: version, objects: objs}
+}
+
+func (c *manifestCache) forget(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, key)
+}

@@ -1,0 +1,250 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/readiness"
+	"github.com/chartkeeper/chartkeeper/internal/values"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
+)
+
+// desired is what a custom resource asks for.
+type desired struct {
+	ref    watches.ReleaseRef
+	values chartutil.Values
+	digest string
+	err    error // the values cannot be computed
+}
+
+func (e *Engine) desire(t Target, obj *unstructured.Unstructured) desired {
+	var d desired
+	d.ref, d.err = t.Watch.Release(obj.GetName(), obj.GetNamespace())
+	if d.err != nil {
+		return d
+	}
+	spec, err := values.FromSpec(obj)
+	if err != nil {
+		d.err = err
+		return d
+	}
+	if d.values, d.err = values.Compute(spec, t.Watch.OverrideValues); d.err != nil {
+		return d
+	}
+	d.digest, d.err = values.Digest(t.ChartDigest, d.values)
+	return d
+}
+
+// revisionMeta is one release revision as its Secret's labels tell it.
+type revisionMeta struct {
+	version int
+	status  helmrelease.Status
+	digest  string
+}
+
+// revisions lists a release's revisions from the metadata cache, newest last.
+func (e *Engine) revisions(ctx context.Context, r client.Reader, ref watches.ReleaseRef) ([]revisionMeta, error) {
+	var list metav1.PartialObjectMetadataList
+	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	if err := r.List(ctx, &list, client.InNamespace(ref.Namespace),
+		client.MatchingLabels{"owner": "helm", "name": ref.Name}); err != nil {
+		return nil, fmt.Errorf("listing release revisions: %w", err)
+	}
+	out := make([]revisionMeta, 0, len(list.Items))
+	for _, s := range list.Items {
+		v, err := strconv.Atoi(s.Labels["version"])
+		if err != nil {
+			continue // not a Helm release Secret
+		}
+		out = append(out, revisionMeta{version: v, status: helmrelease.Status(s.Labels["status"]), digest: s.Labels[api.LabelDigest]})
+	}
+	sortRevisions(out)
+	return out, nil
+}
+
+func sortRevisions(rs []revisionMeta) {
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].version < rs[j-1].version; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+// observe builds the Observation of one step.
+func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstructured, st *api.Status, d desired) (Observation, []object, error) {
+	o := Observation{
+		Now:           e.clock.Now(),
+		Deleting:      obj.GetDeletionTimestamp() != nil,
+		DesiredDigest: d.digest,
+		ValuesError:   d.err,
+		Failures:      st.Failures,
+		FailedDigest:  st.FailedDigest,
+	}
+	if ts := obj.GetDeletionTimestamp(); ts != nil {
+		o.DeletingSince = ts.Time
+	}
+	if st.LastFailureTime != nil {
+		o.LastFailure = st.LastFailureTime.Time
+	}
+	if d.err != nil && !o.Deleting {
+		return o, nil, nil
+	}
+	if o.ValuesError == nil && st.TerminalError != "" && st.TerminalDigest == d.digest {
+		o.ValuesError = &ChartError{Err: errors.New(st.TerminalError)}
+	}
+	key := releaseKey(d.ref)
+	revs, err := e.revisions(ctx, e.meta, d.ref)
+	if err != nil {
+		return o, nil, err
+	}
+	latestVersion := 0
+	if len(revs) > 0 {
+		latestVersion = revs[len(revs)-1].version
+	}
+	if !e.expect.satisfied(key, latestVersion) {
+		return o, nil, ErrCacheStale
+	}
+	if len(revs) == 0 {
+		if o.Deleting && t.Watch.Policy.UninstallWait {
+			objs, _ := e.manifests.get(key, lastKnownRevision(st))
+			o.ObjectsRemaining = e.countRemaining(ctx, objs)
+		}
+		return o, nil, nil
+	}
+	l := revs[len(revs)-1]
+	o.Latest = &Revision{Version: l.version, Status: l.status, Digest: l.digest}
+	for i := len(revs) - 2; i >= 0; i-- {
+		if revs[i].status == helmrelease.StatusDeployed || revs[i].status == helmrelease.StatusSuperseded {
+			o.PreviousDeployed = revs[i].version
+			break
+		}
+	}
+	if rs := st.Release; rs != nil && rs.Revision == l.version && rs.LastActionTime != nil {
+		o.ReleasedAt = rs.LastActionTime.Time
+		o.Latest.IsRollback = rs.LastAction == string(ActionRollback)
+	}
+	if l.status == helmrelease.StatusFailed {
+		// Rare: read the revision to tell a failed rollback from a failed upgrade.
+		if rel, err := e.helm.Get(ctx, d.ref.Name, d.ref.Namespace, l.version); err == nil && rel.Info != nil {
+			o.Latest.IsRollback = strings.HasPrefix(rel.Info.Description, "Rollback to ")
+		}
+	}
+	if o.Deleting || l.status != helmrelease.StatusDeployed || l.digest != d.digest {
+		return o, nil, nil
+	}
+	objs, err := e.objects(ctx, d.ref, l.version)
+	if err != nil {
+		return o, nil, err
+	}
+	if err := e.observeObjects(ctx, key, l.version, objs, &o); err != nil {
+		return o, objs, err
+	}
+	return o, objs, nil
+}
+
+func lastKnownRevision(st *api.Status) int {
+	if st.Release == nil {
+		return 0
+	}
+	return st.Release.Revision
+}
+
+// objects returns the parsed objects of a revision, decoding the release
+// from storage only when this revision is not remembered yet.
+func (e *Engine) objects(ctx context.Context, ref watches.ReleaseRef, version int) ([]object, error) {
+	key := releaseKey(ref)
+	if objs, ok := e.manifests.get(key, version); ok {
+		return objs, nil
+	}
+	rel, err := e.helm.Get(ctx, ref.Name, ref.Namespace, version)
+	if err != nil {
+		return nil, fmt.Errorf("reading revision %d: %w", version, err)
+	}
+	objs, err := parseManifest(rel.Manifest, ref.Namespace, e.helm.Mapper())
+	if err != nil {
+		return nil, fmt.Errorf("parsing revision %d: %w", version, err)
+	}
+	e.manifests.put(key, version, objs)
+	return objs, nil
+}
+
+// observeObjects fills drift and readiness from the released objects.
+func (e *Engine) observeObjects(ctx context.Context, key string, version int, objs []object, o *Observation) error {
+	res := readiness.Result{Ready: true}
+	fresh := e.drift.takeFresh(key, version)
+	for _, ob := range objs {
+		if err := e.watchKind(ob.GVK); err != nil {
+			return err
+		}
+		m, err := e.metaOf(ctx, ob)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			o.Drift = append(o.Drift, ob.String()+" (deleted)")
+			res.Add(false, false, ob.String()+": missing")
+			continue
+		}
+		edited, err := e.drift.edited(ctx, e, ob, m, fresh)
+		if err != nil {
+			return err
+		}
+		if edited {
+			o.Drift = append(o.Drift, ob.String()+" (edited)")
+		}
+		if err := e.readinessOf(ctx, ob, m, &res); err != nil {
+			return err
+		}
+	}
+	o.Ready = res.Ready
+	if !res.Ready {
+		o.NotReady = res.Message()
+	}
+	return nil
+}
+
+// metaOf returns an object's metadata from the cache; when the cache has no
+// such object it asks the API server (the cache may lag), and returns nil
+// only when the object really does not exist.
+func (e *Engine) metaOf(ctx context.Context, ob object) (*metav1.PartialObjectMetadata, error) {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(ob.GVK)
+	key := client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}
+	err := e.meta.Get(ctx, key, m)
+	if err == nil {
+		return m, nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return nil, err
+	}
+	if err := e.live.Get(ctx, key, m); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// countRemaining counts released objects that still exist (for deletion).
+func (e *Engine) countRemaining(ctx context.Context, objs []object) int {
+	n := 0
+	for _, ob := range objs {
+		if m, err := e.metaOf(ctx, ob); err != nil || m != nil {
+			n++
+		}
+	}
+	return n
+}
