@@ -155,4 +155,3 @@ func Setup(mgr manager.Manager, deps *Dependents, engine *release.Engine, t rele
 }
 
 func ptrTrue() *bool { t := true; return &t }
-

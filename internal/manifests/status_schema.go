@@ -2,7 +2,9 @@ package manifests
 
 import apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-func str(desc string) apiextv1.JSONSchemaProps { return apiextv1.JSONSchemaProps{Type: "string", Description: desc} }
+func str(desc string) apiextv1.JSONSchemaProps {
+	return apiextv1.JSONSchemaProps{Type: "string", Description: desc}
+}
 func integer(desc string) apiextv1.JSONSchemaProps {
 	return apiextv1.JSONSchemaProps{Type: "integer", Description: desc}
 }

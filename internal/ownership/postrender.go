@@ -95,4 +95,3 @@ func (p PostRenderer) mark(u *unstructured.Unstructured) {
 	}
 	u.SetOwnerReferences(append(refs, p.Owner.Reference()))
 }
-
