@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/manifests"
+	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
+)
+
+var appGVK = schema.GroupVersionKind{Group: "test.chartkeeper.dev", Version: "v1", Kind: "App"}
+
+func testWatches() string {
+	return filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches.yaml")
+}
+
+// installCRDs creates (or updates) the CRDs of a watches file and waits
+// until they are established.
+func installCRDs(t *testing.T, env *testenv.Env, watchesFile string) {
+	t.Helper()
+	ws, err := watches.Load(watchesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, w := range ws {
+		crd := manifests.CRD(w)
+		raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{Object: raw}
+		if err := env.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("e2e"), client.ForceOwnership); err != nil {
+			t.Fatalf("applying CRD %s: %v", crd.Name, err)
+		}
+		testenv.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+			got := &apiextv1.CustomResourceDefinition{}
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: crd.Name}, got); err != nil {
+				return err
+			}
+			for _, c := range got.Status.Conditions {
+				if c.Type == apiextv1.Established && c.Status == apiextv1.ConditionTrue {
+					return nil
+				}
+			}
+			return fmt.Errorf("CRD %s not established", crd.Name)
+		})
+	}
+}
+
+// startOperator runs the chartkeeper binary on the shared cluster with a
+// watches file and returns once it is ready.
+func startOperator(t *testing.T, env *testenv.Env, watchesFile string, extra ...string) *process {
+	t.Helper()
+	probe := freeAddr(t)
+	args := append([]string{"run", "--kubeconfig", env.Kubeconfig, "--watches-file", watchesFile,
+		"--health-probe-bind-address", probe, "--metrics-bind-address", "0"}, extra...)
+	p := start(t, exec.Command(operatorBinary(t), args...))
+	p.eventually(t, time.Minute, get200("http://"+probe+"/readyz"))
+	return p
+}
+
+// newApp returns an App custom resource with spec.
+func newApp(ns, name string, spec map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	u.SetGroupVersionKind(appGVK)
+	u.SetNamespace(ns)
+	u.SetName(name)
+	return u
+}
+
+// getApp reads an App and its status.
+func getApp(ctx context.Context, env *testenv.Env, ns, name string) (*unstructured.Unstructured, api.Status, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(appGVK)
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+		return nil, api.Status{}, err
+	}
+	st, err := api.StatusOf(u)
+	return u, st, err
+}
+
+// condition returns a condition of the status, or an empty one.
+func condition(st api.Status, typ string) metav1.Condition {
+	if c := meta.FindStatusCondition(st.Conditions, typ); c != nil {
+		return *c
+	}
+	return metav1.Condition{}
+}
+
+// waitReady waits until the App is Ready for its current generation, at
+// revision rev (0: any), and returns its status.
+func waitReady(t *testing.T, env *testenv.Env, ns, name string, rev int) api.Status {
+	t.Helper()
+	var st api.Status
+	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		u, s, err := getApp(ctx, env, ns, name)
+		if err != nil {
+			return err
+		}
+		st = s
+		ready := condition(s, api.ConditionReady)
+		if ready.Status != metav1.ConditionTrue || s.ObservedGeneration != u.GetGeneration() {
+			return fmt.Errorf("not ready for generation %d: %+v", u.GetGeneration(), s.Conditions)
+		}
+		if rev > 0 && (s.Release == nil || s.Release.Revision != rev) {
+			return fmt.Errorf("ready at %+v, want revision %d", s.Release, rev)
+		}
+		return nil
+	})
+	return st
+}
+
+// patchSpec merges spec into the App's spec.
+func patchSpec(t *testing.T, env *testenv.Env, ns, name string, spec map[string]any) {
+	t.Helper()
+	u := newApp(ns, name, nil)
+	b := fmt.Sprintf(`{"spec":%s}`, mustJSON(spec))
+	if err := env.Client.Patch(context.Background(), u, client.RawPatch("application/merge-patch+json", []byte(b))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deleteApps deletes every App in ns and waits until they are gone (the
+// operator must still run to remove its finalizer).
+func deleteApps(t *testing.T, env *testenv.Env, ns string) {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(appGVK)
+	ctx := context.Background()
+	if err := env.Client.DeleteAllOf(ctx, u, client.InNamespace(ns)); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("deleting Apps: %v", err)
+		return
+	}
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		var list unstructured.UnstructuredList
+		list.SetGroupVersionKind(appGVK.GroupVersion().WithKind("AppList"))
+		if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		if len(list.Items) > 0 {
+			return fmt.Errorf("%d Apps left", len(list.Items))
+		}
+		return nil
+	})
+}
+
+// helmCmd runs the helm CLI against the shared cluster.
+func helmCmd(t *testing.T, env *testenv.Env, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(testenv.BinDir(), "helm"), append(args, "--kubeconfig", env.Kubeconfig)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
