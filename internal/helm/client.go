@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -71,6 +72,19 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 	return c, nil
 }
 
+// NewOffline returns a Client over one release storage and one kube client
+// for every namespace, with Helm's default capabilities and no REST
+// mapping: with Helm's memory driver and fake kube clients it runs the real
+// actions without a cluster (state-machine tests).
+func NewOffline(st *storage.Storage, kc kube.Interface) *Client {
+	return &Client{
+		log:        func(string, ...any) {},
+		storageFor: func(string) *storage.Storage { return st },
+		kubeFor:    func(string) kube.Interface { return kc },
+		capsFor:    func() (*chartutil.Capabilities, error) { return chartutil.DefaultCapabilities, nil },
+	}
+}
+
 // Request describes the release an Install or Upgrade makes.
 type Request struct {
 	Name      string
@@ -94,8 +108,12 @@ func (c *Client) config(ns string, maxHistory int) (*action.Configuration, error
 	}
 	st := c.storageFor(ns)
 	st.MaxHistory = maxHistory
+	var getter action.RESTClientGetter
+	if c.getter != nil {
+		getter = c.getter.inNamespace(ns)
+	}
 	return &action.Configuration{
-		RESTClientGetter: c.getter.inNamespace(ns),
+		RESTClientGetter: getter,
 		Releases:         st,
 		KubeClient:       c.kubeFor(ns),
 		Capabilities:     caps,
@@ -169,7 +187,8 @@ func (c *Client) Unlock(_ context.Context, name, ns string) (*release.Release, e
 		return rel, ErrNotLocked
 	}
 	was := rel.Info.Status
-	rel.SetStatus(release.StatusFailed, fmt.Sprintf("chartkeeper: release was left %s by an interrupted operation; marked failed", was))
+	// Keep the original description first: "Rollback to N" tells a rollback.
+	rel.SetStatus(release.StatusFailed, fmt.Sprintf("%s; left %s by an interrupted operation, marked failed by chartkeeper", rel.Info.Description, was))
 	if err := st.Update(rel); err != nil {
 		return nil, err
 	}
@@ -199,11 +218,7 @@ func (c *Client) History(_ context.Context, name, ns string) ([]*release.Release
 }
 
 func sortByVersion(rs []*release.Release) {
-	for i := 1; i < len(rs); i++ {
-		for j := i; j > 0 && rs[j].Version < rs[j-1].Version; j-- {
-			rs[j], rs[j-1] = rs[j-1], rs[j]
-		}
-	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Version < rs[j].Version })
 }
 
 // IsNotFound reports whether err means the release does not exist.

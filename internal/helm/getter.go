@@ -50,8 +50,11 @@ func (g *restGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
 	return clientcmd.NewDefaultClientConfig(*cfg, &clientcmd.ConfigOverrides{})
 }
 
-// Mapper returns the shared REST mapper (for scope look-ups by callers).
-func (c *Client) Mapper() meta.RESTMapper { return c.getter.mapper }
-
-// ResetMapper forgets cached discovery, e.g. after a CRD was installed.
-func (c *Client) ResetMapper() { c.getter.mapper.Reset() }
+// Mapper returns the shared REST mapper (for scope look-ups by callers);
+// nil for an offline Client.
+func (c *Client) Mapper() meta.RESTMapper {
+	if c.getter == nil {
+		return nil
+	}
+	return c.getter.mapper
+}

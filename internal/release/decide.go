@@ -75,6 +75,12 @@ func decideDeleting(o Observation, p policyOf) Decision {
 // decideFailed handles a failed install or upgrade (not a failed rollback).
 func decideFailed(o Observation, p policyOf) Decision {
 	l := o.Latest
+	// The last failure of an attempt is still remediated; a remediation that
+	// keeps failing is not tried forever.
+	if n := o.failures(); n > p.Retries+1 {
+		return Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted,
+			Message: fmt.Sprintf("revision %d failed and %d attempts to release or remediate failed; change the spec or chart to try again", l.Version, n)}
+	}
 	if o.PreviousDeployed == 0 { // an install that failed: nothing good to go back to
 		if p.KeepFailedInstall {
 			if o.FailedDigest == o.DesiredDigest {

@@ -75,6 +75,14 @@ func TestDecide(t *testing.T) {
 		{"failed upgrade rolls back to the last deployed", func(o *Observation) {
 			o.Latest, o.PreviousDeployed = rev(5, helmrelease.StatusFailed, want), 3
 		}, nil, Decision{State: StateFailed, Action: ActionRollback, RollbackTo: 3, Remediation: true}},
+		{"a remediation that keeps failing stalls", func(o *Observation) {
+			o.Latest, o.PreviousDeployed = rev(5, helmrelease.StatusFailed, want), 3
+			o.Failures, o.FailedDigest = 4, want
+		}, nil, Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted}},
+		{"the last failed attempt is still remediated", func(o *Observation) {
+			o.Latest, o.PreviousDeployed = rev(5, helmrelease.StatusFailed, want), 3
+			o.Failures, o.FailedDigest = 3, want
+		}, nil, Decision{State: StateFailed, Action: ActionRollback, RollbackTo: 3, Remediation: true}},
 		{"failed upgrade uninstalls with that strategy", func(o *Observation) {
 			o.Latest, o.PreviousDeployed = rev(5, helmrelease.StatusFailed, want), 3
 		}, func(p *watches.Policy) { p.UpgradeStrategy = watches.StrategyUninstall }, Decision{State: StateFailed, Action: ActionUninstall, Remediation: true}},

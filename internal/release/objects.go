@@ -54,8 +54,10 @@ func parseManifest(manifest, releaseNS string, mapper meta.RESTMapper) ([]object
 		gvk := u.GroupVersionKind()
 		ns := u.GetNamespace()
 		namespaced := true
-		if mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
-			namespaced = mapping.Scope.Name() == meta.RESTScopeNameNamespace
+		if mapper != nil {
+			if mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+				namespaced = mapping.Scope.Name() == meta.RESTScopeNameNamespace
+			}
 		}
 		switch {
 		case !namespaced:

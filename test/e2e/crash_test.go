@@ -1,0 +1,128 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/testenv"
+)
+
+// An operator killed (SIGKILL) while an upgrade is pending leaves the
+// release pending-upgrade; the next operator unlocks it and converges.
+func TestUnlockAfterKillDuringUpgrade(t *testing.T) {
+	env := testenv.Cluster(t)
+	installCRDs(t, env, testWatches())
+	ns := env.Namespace(t)
+	ctx := context.Background()
+
+	first := startOperator(t, env, testWatches())
+	// 150 ConfigMaps make the upgrade take long enough to be caught pending.
+	if err := env.Client.Create(ctx, newApp(ns, "big", map[string]any{"configMaps": 150})); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, env, ns, "big", 1)
+
+	patchSpec(t, env, ns, "big", map[string]any{"data": "v2"})
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if st := latestReleaseStatus(t, env, ns, "big"); st == "pending-upgrade" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never saw the upgrade pending")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := syscall.Kill(first.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-first.done
+	first.done <- nil
+	if st := latestReleaseStatus(t, env, ns, "big"); st != "pending-upgrade" {
+		t.Fatalf("after the kill the latest revision is %q, want it left pending-upgrade", st)
+	}
+
+	startOperator(t, env, testWatches())
+	t.Cleanup(func() { deleteApps(t, env, ns) })
+	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		_, st, err := getApp(ctx, env, ns, "big")
+		if err != nil {
+			return err
+		}
+		if latest := latestReleaseStatus(t, env, ns, "big"); latest != "deployed" {
+			return fmt.Errorf("latest revision %s", latest)
+		}
+		cm := &corev1.ConfigMap{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "big-extra-149"}, cm); err != nil {
+			return err
+		}
+		if cm.Data["data"] != "v2" {
+			return fmt.Errorf("configmap not upgraded: %v", cm.Data)
+		}
+		if st.Release == nil || st.Release.Revision < 3 {
+			return fmt.Errorf("release %+v", st.Release)
+		}
+		return nil
+	})
+	waitReady(t, env, ns, "big", 0)
+}
+
+// latestReleaseStatus returns the status label of the newest revision.
+func latestReleaseStatus(t *testing.T, env *testenv.Env, ns, name string) string {
+	t.Helper()
+	var secrets corev1.SecretList
+	if err := env.Client.List(context.Background(), &secrets, client.InNamespace(ns), client.MatchingLabels{"owner": "helm", "name": name}); err != nil {
+		t.Fatal(err)
+	}
+	best, status := 0, ""
+	for _, s := range secrets.Items {
+		var v int
+		fmt.Sscan(s.Labels["version"], &v)
+		if v > best {
+			best, status = v, s.Labels["status"]
+		}
+	}
+	return status
+}
+
+// Stopping the operator leaves the released app running, untouched.
+func TestAppKeepsRunningWithoutTheOperator(t *testing.T) {
+	env := testenv.Cluster(t)
+	installCRDs(t, env, testWatches())
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	op := startOperator(t, env, testWatches())
+	if err := env.Client.Create(ctx, newApp(ns, "calm", map[string]any{"replicas": 2})); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, env, ns, "calm", 1)
+	before := &appsv1.Deployment{}
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "calm"}, before); err != nil {
+		t.Fatal(err)
+	}
+	if err := op.interrupt(t, 30*time.Second); err != nil {
+		t.Fatalf("operator exit: %v", err)
+	}
+	time.Sleep(3 * time.Second)
+	after := &appsv1.Deployment{}
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "calm"}, after); err != nil {
+		t.Fatalf("deployment gone without the operator: %v", err)
+	}
+	if after.UID != before.UID || after.Generation != before.Generation || after.Status.AvailableReplicas != 2 {
+		t.Errorf("deployment changed: uid %s->%s generation %d->%d available %d", before.UID, after.UID, before.Generation, after.Generation, after.Status.AvailableReplicas)
+	}
+	if got := latestReleaseStatus(t, env, ns, "calm"); got != "deployed" {
+		t.Errorf("release %s", got)
+	}
+	// Clean up with an operator running, so the finalizer can go.
+	startOperator(t, env, testWatches())
+	deleteApps(t, env, ns)
+}
