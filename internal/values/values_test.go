@@ -1,0 +1,151 @@
+package values
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func TestComputeSetsOverridesOnSpec(t *testing.T) {
+	spec := chartutil.Values{"image": map[string]any{"repository": "nginx", "tag": "1.0"}, "replicas": int64(2)}
+	got, err := Compute(spec, map[string]string{"image.tag": "1.27", "extra.list[0]": "a", "replicas": "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := got["image"].(map[string]any)
+	if img["repository"] != "nginx" || img["tag"] != "1.27" || got["replicas"] != int64(5) {
+		t.Errorf("got %v", got)
+	}
+	if spec["image"].(map[string]any)["tag"] != "1.0" {
+		t.Error("Compute modified its input")
+	}
+	if _, err := Compute(spec, map[string]string{"a[": "x"}); err == nil {
+		t.Error("a malformed override key is not an error")
+	}
+}
+
+func TestFromSpec(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	if v, err := FromSpec(u); err != nil || len(v) != 0 {
+		t.Errorf("no spec: %v %v", v, err)
+	}
+	u.Object["spec"] = "text"
+	if _, err := FromSpec(u); err == nil {
+		t.Error("a non-object spec is not an error")
+	}
+}
+
+func TestDigestIsStableAndSensitive(t *testing.T) {
+	ch, err := loader.Load("../../charts/webapp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd := ChartDigest(ch)
+	if cd != ChartDigest(ch) {
+		t.Fatal("chart digest not deterministic")
+	}
+	a, _ := Digest(cd, chartutil.Values{"a": 1, "b": map[string]any{"c": "d", "e": []any{1, 2}}})
+	b, _ := Digest(cd, chartutil.Values{"b": map[string]any{"e": []any{1, 2}, "c": "d"}, "a": 1})
+	if a != b || len(a) != DigestLength {
+		t.Errorf("map order changed the digest or length wrong: %s %s", a, b)
+	}
+	c, _ := Digest(cd, chartutil.Values{"a": 2, "b": map[string]any{"c": "d", "e": []any{1, 2}}})
+	if c == a {
+		t.Error("a value change did not change the digest")
+	}
+	ch.Templates[0].Data = append([]byte("# changed\n"), ch.Templates[0].Data...)
+	d, _ := Digest(ChartDigest(ch), chartutil.Values{"a": 1, "b": map[string]any{"c": "d", "e": []any{1, 2}}})
+	if d == a {
+		t.Error("a template change did not change the digest")
+	}
+}
+
+// Golden: the WebApp sample CR -> values -> rendered, owner-marked manifest.
+func TestGoldenWebAppSample(t *testing.T) {
+	raw, err := os.ReadFile("../../config/samples/apps_v1alpha1_webapp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := yaml.Unmarshal(raw, &obj); err != nil {
+		t.Fatal(err)
+	}
+	cr := &unstructured.Unstructured{Object: obj}
+	cr.SetNamespace("default")
+	cr.SetUID("00000000-0000-0000-0000-000000000001")
+	spec, err := FromSpec(cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := Compute(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := loader.Load("../../charts/webapp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(ch, vals); err != nil {
+		t.Fatalf("the sample does not pass the chart's schema: %v", err)
+	}
+	rv, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: cr.GetName(), Namespace: "default", IsInstall: true}, chartutil.DefaultCapabilities)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := engine.Render(ch, rv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		if strings.HasSuffix(n, ".yaml") && strings.TrimSpace(files[n]) != "" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var manifest bytes.Buffer
+	for _, n := range names {
+		manifest.WriteString("---\n" + files[n] + "\n")
+	}
+	owner := ownership.Owner{GVK: schema.GroupVersionKind{Group: "apps.chartkeeper.dev", Version: "v1alpha1", Kind: "WebApp"},
+		Namespace: "default", Name: cr.GetName(), UID: cr.GetUID()}
+	marked, err := ownership.PostRenderer{Owner: owner, ReleaseNamespace: "default"}.Run(&manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valsYAML, _ := yaml.Marshal(vals)
+	golden(t, "webapp-sample.values.yaml", valsYAML)
+	golden(t, "webapp-sample.manifest.yaml", marked.Bytes())
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/values -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./internal/values -update after checking):\n%s", name, got)
+	}
+}
