@@ -68,3 +68,25 @@ func SetStatus(obj *unstructured.Unstructured, st Status) error {
 	obj.Object["status"] = raw
 	return nil
 }
+
+// DeepCopy returns a copy of st that shares nothing with it.
+func (st *Status) DeepCopy() *Status {
+	out := *st
+	out.Conditions = make([]metav1.Condition, len(st.Conditions))
+	for i := range st.Conditions {
+		st.Conditions[i].DeepCopyInto(&out.Conditions[i])
+	}
+	if st.Release != nil {
+		r := *st.Release
+		if r.LastActionTime != nil {
+			t := *r.LastActionTime
+			r.LastActionTime = &t
+		}
+		out.Release = &r
+	}
+	if st.LastFailureTime != nil {
+		t := *st.LastFailureTime
+		out.LastFailureTime = &t
+	}
+	return &out
+}

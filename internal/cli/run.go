@@ -27,6 +27,8 @@ type runFlags struct {
 	leaderElect      bool
 	leaderElectionID string
 	leaderElectionNS string
+	qps              float64
+	burst            int
 	zap              zap.Options
 }
 
@@ -38,6 +40,8 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
 	fs.StringVar(&f.leaderElectionID, "leader-election-id", "chartkeeper-leader.chartkeeper.dev", "name of the leader election Lease")
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election Lease (default: the operator's own)")
+	fs.Float64Var(&f.qps, "kube-api-qps", 50, "steady requests per second to the API server")
+	fs.IntVar(&f.burst, "kube-api-burst", 100, "request burst to the API server")
 	f.zap = zap.Options{Development: false}
 	f.zap.BindFlags(fs)
 }
@@ -72,6 +76,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chartkeeper: no Kubernetes configuration: %v\n", err)
 		return ExitConfig
 	}
+	cfg.QPS, cfg.Burst = float32(f.qps), f.burst
 	op, err := operator.New(cfg, ws,
 		operator.WithLogger(log),
 		operator.WithMetricsAddress(f.metricsAddr),

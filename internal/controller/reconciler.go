@@ -60,7 +60,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		r.log.Info("replacing an unreadable status", "resource", req.NamespacedName, "error", err.Error())
 	}
 	before := obj.DeepCopy()
-	orig := st
+	orig := *st.DeepCopy()
 	defer func() {
 		if equality.Semantic.DeepEqual(orig, st) {
 			return

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -49,6 +50,8 @@ func New(cfg *rest.Config, ws []watches.Watch, opts ...Option) (*Operator, error
 		LeaderElectionNamespace: o.leaderElectionNS,
 		// Stop leading at once on shutdown so a standby takes over quickly.
 		LeaderElectionReleaseOnCancel: true,
+		// Custom resources are unstructured: read them from the cache too.
+		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 	}
 	if len(o.namespaces) > 0 {
 		mopts.Cache.DefaultNamespaces = map[string]cache.Config{}
