@@ -41,7 +41,7 @@ func scrape(t *testing.T, url string, families ...string) map[string]float64 {
 	return out
 }
 
-var steadyMetrics = []string{"controller_runtime_reconcile_total", "chartkeeper_helm_actions_total", "rest_client_requests_total"}
+var steadyMetrics = []string{"controller_runtime_reconcile_total", "chartkeeper_helm_actions_total", "rest_client_requests_total", "chartkeeper_releases"}
 
 // In the steady state chartkeeper does nothing: no reconcile, no Helm call,
 // no API request. With a reconcilePeriod it reconciles, and still calls
@@ -84,6 +84,9 @@ func TestSteadyStateIsQuiet(t *testing.T) {
 			t.Logf("steady state, %d CRs, %s: reconciles %.0f (%.2f per CR), Helm actions %.0f, API requests %.0f (%.2f per CR); totals since start: reconciles %.0f, Helm actions %.0f, API requests %.0f",
 				n, window, delta[steadyMetrics[0]], delta[steadyMetrics[0]]/n, delta[steadyMetrics[1]], delta[steadyMetrics[2]], delta[steadyMetrics[2]]/n,
 				after[steadyMetrics[0]], after[steadyMetrics[1]], after[steadyMetrics[2]])
+			if after["chartkeeper_helm_actions_total"] < n || after["chartkeeper_releases"] != n {
+				t.Errorf("metrics do not count %d installs and %d releases: %v", n, n, after)
+			}
 			if delta["chartkeeper_helm_actions_total"] != 0 || delta["rest_client_requests_total"] != 0 {
 				t.Errorf("the steady state called Helm or the API server: %v", delta)
 			}
