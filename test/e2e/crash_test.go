@@ -95,11 +95,8 @@ func latestReleaseStatus(t *testing.T, env *testenv.Env, ns, name string) string
 
 // Stopping the operator leaves the released app running, untouched.
 func TestAppKeepsRunningWithoutTheOperator(t *testing.T) {
-	env := testenv.Cluster(t)
-	installCRDs(t, env, testWatches())
-	ns := env.Namespace(t)
+	env, ns, op := appFixture(t, testWatches())
 	ctx := context.Background()
-	op := startOperator(t, env, testWatches())
 	if err := env.Client.Create(ctx, newApp(ns, "calm", map[string]any{"replicas": 2})); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +119,7 @@ func TestAppKeepsRunningWithoutTheOperator(t *testing.T) {
 	if got := latestReleaseStatus(t, env, ns, "calm"); got != "deployed" {
 		t.Errorf("release %s", got)
 	}
-	// Clean up with an operator running, so the finalizer can go.
+	// Deleting the App needs an operator to remove the finalizer.
 	startOperator(t, env, testWatches())
 	deleteApps(t, env, ns)
 }

@@ -76,6 +76,20 @@ func startOperator(t *testing.T, env *testenv.Env, watchesFile string, extra ...
 	return p
 }
 
+// appFixture is the set-up of a test of App releases: the shared cluster
+// with the App CRD, a fresh namespace, and an operator running on it. At the
+// end the Apps are deleted while the operator still runs (so finalizers go),
+// then the operator is stopped.
+func appFixture(t *testing.T, watchesFile string, extra ...string) (*testenv.Env, string, *process) {
+	t.Helper()
+	env := testenv.Cluster(t)
+	installCRDs(t, env, testWatches())
+	ns := env.Namespace(t)
+	op := startOperator(t, env, watchesFile, extra...)
+	t.Cleanup(func() { deleteApps(t, env, ns) })
+	return env, ns, op
+}
+
 // newApp returns an App custom resource with spec.
 func newApp(ns, name string, spec map[string]any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}

@@ -23,11 +23,7 @@ import (
 // changes, has deleted and edited objects restored, and leaves nothing
 // behind when deleted.
 func TestReleaseLifecycle(t *testing.T) {
-	env := testenv.Cluster(t)
-	installCRDs(t, env, testWatches())
-	ns := env.Namespace(t)
-	startOperator(t, env, testWatches())
-	t.Cleanup(func() { deleteApps(t, env, ns) })
+	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 
 	if err := env.Client.Create(ctx, newApp(ns, "web", map[string]any{"replicas": 2})); err != nil {
@@ -146,11 +142,7 @@ func TestReleaseLifecycle(t *testing.T) {
 // An upgrade the API server rejects is rolled back to the last good
 // revision, retried a bounded number of times, then Stalled: no loop.
 func TestFailedUpgradeIsRolledBackWithoutLooping(t *testing.T) {
-	env := testenv.Cluster(t)
-	installCRDs(t, env, testWatches())
-	ns := env.Namespace(t)
-	startOperator(t, env, testWatches())
-	t.Cleanup(func() { deleteApps(t, env, ns) })
+	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "svc", map[string]any{"replicas": 1})); err != nil {
 		t.Fatal(err)
@@ -211,11 +203,7 @@ func TestFailedUpgradeIsRolledBackWithoutLooping(t *testing.T) {
 // Values the chart rejects (its schema, a required value) stall the resource
 // with the chart's own message, before anything is installed.
 func TestValuesTheChartRejectsStall(t *testing.T) {
-	env := testenv.Cluster(t)
-	installCRDs(t, env, testWatches())
-	ns := env.Namespace(t)
-	startOperator(t, env, testWatches())
-	t.Cleanup(func() { deleteApps(t, env, ns) })
+	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	cases := []struct {
 		name, want string
