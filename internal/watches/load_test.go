@@ -77,6 +77,13 @@ func TestParseErrorsNameEntryAndField(t *testing.T) {
 		{"bad selector", "- version: v1\n  kind: Foo\n  chart: chart\n  selector:\n    matchExpressions:\n    - {key: a, operator: Nope}", []string{`field "selector"`}},
 		{"bad template", "- version: v1\n  kind: Foo\n  chart: chart\n  overrideValues:\n    x: '{{ nope }}'", []string{`field "overrideValues"`, `key "x"`}},
 		{"duplicate", "- version: v1\n  kind: Foo\n  chart: chart\n- version: v1\n  kind: Foo\n  chart: chart", []string{`entry 1 (kind "Foo")`, "already watched by entry 0"}},
+		{"negative history", "- version: v1\n  kind: Foo\n  chart: chart\n  maxHistory: -1", []string{`field "maxHistory"`}},
+		{"negative retries", "- version: v1\n  kind: Foo\n  chart: chart\n  remediation: {retries: -2}", []string{`field "remediation.retries"`}},
+		{"bad strategy", "- version: v1\n  kind: Foo\n  chart: chart\n  remediation: {strategy: pray}", []string{`field "remediation.strategy"`, "pray"}},
+		{"bad backoff", "- version: v1\n  kind: Foo\n  chart: chart\n  remediation: {backoff: {initial: 1m, max: 1s}}", []string{`field "remediation.backoff"`}},
+		{"zero readiness timeout", "- version: v1\n  kind: Foo\n  chart: chart\n  readiness: {timeout: 0s}", []string{`field "readiness.timeout"`}},
+		{"bad release name template", "- version: v1\n  kind: Foo\n  chart: chart\n  releaseName: '{{ .Name '", []string{`field "releaseName"`}},
+		{"unknown nested field", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {corect: false}", []string{`unknown field "corect"`}},
 		{"second entry bad", "- version: v1\n  kind: Foo\n  chart: chart\n- version: v1\n  kind: Bar", []string{`entry 1 (kind "Bar"): field "chart": must be set`}},
 	}
 	for _, tt := range tests {
@@ -113,4 +120,49 @@ func unwrapAll(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+func TestPolicyDefaultsAndOverrides(t *testing.T) {
+	ws, err := Parse([]byte(`- version: v1
+  kind: Plain
+  chart: chart
+- version: v1
+  kind: Tuned
+  chart: chart
+  maxHistory: 3
+  releaseName: "{{ .Kind }}-{{ .Name }}"
+  releaseNamespace: shared
+  remediation: {retries: 0, strategy: uninstall, keepFailedInstall: true, backoff: {initial: 1s, max: 4s}}
+  readiness: {wait: false, timeout: 1m}
+  drift: {correct: false}
+  uninstall: {wait: false, timeout: 30s}
+`), "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := ws[0].Policy
+	if def.MaxHistory != DefaultMaxHistory || def.Retries != DefaultRetries || def.UpgradeStrategy != StrategyRollback ||
+		!def.Wait || def.ReadinessTimeout != DefaultReadinessTimeout || !def.CorrectDrift || !def.UninstallWait {
+		t.Errorf("defaults: %+v", def)
+	}
+	p := ws[1].Policy
+	if p.MaxHistory != 3 || p.Retries != 0 || p.UpgradeStrategy != StrategyUninstall || !p.KeepFailedInstall ||
+		p.BackoffInitial != time.Second || p.BackoffMax != 4*time.Second || p.Wait || p.ReadinessTimeout != time.Minute ||
+		p.CorrectDrift || p.UninstallWait || p.UninstallTimeout != 30*time.Second {
+		t.Errorf("overrides: %+v", p)
+	}
+	ref, err := ws[1].Release("db", "team-a")
+	if err != nil || ref.Name != "Tuned-db" || ref.Namespace != "shared" {
+		t.Errorf("release ref %+v %v", ref, err)
+	}
+	ref, err = ws[0].Release("db", "team-a")
+	if err != nil || ref.Name != "db" || ref.Namespace != "team-a" {
+		t.Errorf("default release ref %+v %v", ref, err)
+	}
+	if _, err := ws[0].Release(strings.Repeat("x", 54), "ns"); err == nil || !strings.Contains(err.Error(), "53") {
+		t.Errorf("a too long release name: %v", err)
+	}
+	if _, err := ws[0].Release("cluster-scoped", ""); err == nil {
+		t.Error("an empty release namespace is not an error")
+	}
 }
