@@ -71,7 +71,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}()
 
 	res, err := r.engine.Step(ctx, r.target, obj, &st)
-	if ref, rerr := r.target.Watch.Release(obj.GetName(), obj.GetNamespace()); rerr == nil {
+	ref, rerr := r.target.Watch.Release(obj.GetName(), obj.GetNamespace())
+	if rerr == nil {
 		r.releases.Store(ref.Namespace+"/"+ref.Name, req.NamespacedName)
 	}
 	switch {
@@ -81,6 +82,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err // transient: the work queue backs off
 	}
 	if res.Finished {
+		r.releases.Delete(ref.Namespace + "/" + ref.Name)
 		return ctrl.Result{}, r.patchFinalizer(ctx, obj, false)
 	}
 	return ctrl.Result{RequeueAfter: r.requeueAfter(res)}, nil

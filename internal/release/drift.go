@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
@@ -23,13 +22,13 @@ import (
 // object drifted. After one of our own actions (and after a restart) the
 // baselines are taken as they are, without a check.
 type driftTracker struct {
-	baseline typeMemo[string]
+	baseline *objectMemo[string]
 	mu       sync.Mutex
 	fresh    map[string]int // release key -> revision whose baselines are retaken
 }
 
 func newDriftTracker() *driftTracker {
-	return &driftTracker{baseline: typeMemo[string]{m: map[types.UID]string{}}, fresh: map[string]int{}}
+	return &driftTracker{baseline: newObjectMemo[string](), fresh: map[string]int{}}
 }
 
 // markFresh says our own action just made revision version of the release.
@@ -57,11 +56,11 @@ func marker(m *metav1.PartialObjectMetadata) string {
 }
 
 // edited reports whether a released object was changed by someone else.
-func (d *driftTracker) edited(ctx context.Context, e *Engine, ob object, m *metav1.PartialObjectMetadata, fresh bool) (bool, error) {
+func (d *driftTracker) edited(ctx context.Context, e *Engine, key string, ob object, m *metav1.PartialObjectMetadata, fresh bool) (bool, error) {
 	now := marker(m)
-	base, known := d.baseline.get(m.GetUID())
+	base, known := d.baseline.get(key, m.GetUID())
 	if fresh || !known || base == now {
-		d.baseline.set(m.GetUID(), now)
+		d.baseline.set(key, m.GetUID(), now)
 		return false, nil
 	}
 	differs, err := e.applyWouldChange(ctx, ob)
@@ -69,7 +68,7 @@ func (d *driftTracker) edited(ctx context.Context, e *Engine, ob object, m *meta
 		return false, fmt.Errorf("checking %s for drift: %w", ob, err)
 	}
 	if !differs {
-		d.baseline.set(m.GetUID(), now)
+		d.baseline.set(key, m.GetUID(), now)
 	}
 	return differs, nil
 }

@@ -36,7 +36,7 @@ type Engine struct {
 	expect    *expectations
 	manifests *manifestCache
 	drift     *driftTracker
-	ready     *readinessMemo
+	ready     *objectMemo[readyAt]
 }
 
 // Option configures NewEngine.
@@ -72,7 +72,7 @@ func NewEngine(hc *helm.Client, meta client.Reader, live client.Client, opts ...
 		expect:    newExpectations(),
 		manifests: newManifestCache(),
 		drift:     newDriftTracker(),
-		ready:     newReadinessMemo(),
+		ready:     newObjectMemo[readyAt](),
 	}
 	for _, o := range opts {
 		o(e)
@@ -99,31 +99,39 @@ func (e *Engine) Forget(ref watches.ReleaseRef) {
 	k := releaseKey(ref)
 	e.expect.forget(k)
 	e.manifests.forget(k)
+	e.drift.baseline.forget(k)
+	e.ready.forget(k)
 }
 
-// typeMemo is a small concurrent map keyed by object UID.
-type typeMemo[V any] struct {
+// objectMemo remembers something per released object (by UID), grouped by
+// release so that forgetting a release frees its entries.
+type objectMemo[V any] struct {
 	mu sync.Mutex
-	m  map[types.UID]V
+	m  map[string]map[types.UID]V
 }
 
-func (t *typeMemo[V]) get(uid types.UID) (V, bool) {
+func newObjectMemo[V any]() *objectMemo[V] { return &objectMemo[V]{m: map[string]map[types.UID]V{}} }
+
+func (t *objectMemo[V]) get(release string, uid types.UID) (V, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	v, ok := t.m[uid]
+	v, ok := t.m[release][uid]
 	return v, ok
 }
 
-func (t *typeMemo[V]) set(uid types.UID, v V) {
+func (t *objectMemo[V]) set(release string, uid types.UID, v V) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.m[uid] = v
+	if t.m[release] == nil {
+		t.m[release] = map[types.UID]V{}
+	}
+	t.m[release][uid] = v
 }
 
-func (t *typeMemo[V]) del(uid types.UID) {
+func (t *objectMemo[V]) forget(release string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.m, uid)
+	delete(t.m, release)
 }
 
 // event records an Event about obj; action names what chartkeeper did.

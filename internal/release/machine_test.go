@@ -352,7 +352,7 @@ func TestMachineReadinessTimeoutRollsBack(t *testing.T) {
 	m.run(5)
 	// The Deployment revision 2 adds never becomes available (its
 	// readiness, as read at resourceVersion 1, is remembered not Current).
-	m.engine.ready.set(types.UID("uid-app"), readyAt{rv: "1", current: false, why: "Deployment app: InProgress: 0 of 1 available"})
+	m.engine.ready.set("ns/app", types.UID("uid-app"), readyAt{rv: "1", current: false, why: "Deployment app: InProgress: 0 of 1 available"})
 	m.setValues(map[string]any{"data": "v2", "deploy": true})
 	expectTrace(t, m.run(3), "OutOfSync/Upgrade", "Unready")
 	if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "0 of 1 available") {

@@ -197,14 +197,14 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 			res.Add(false, false, ob.String()+": missing")
 			continue
 		}
-		edited, err := e.drift.edited(ctx, e, ob, m, fresh)
+		edited, err := e.drift.edited(ctx, e, key, ob, m, fresh)
 		if err != nil {
 			return err
 		}
 		if edited {
 			o.Drift = append(o.Drift, ob.String()+" (edited)")
 		}
-		if err := e.readinessOf(ctx, ob, m, &res); err != nil {
+		if err := e.readinessOf(ctx, key, ob, m, &res); err != nil {
 			return err
 		}
 	}

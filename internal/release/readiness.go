@@ -5,32 +5,25 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/readiness"
 )
 
-// readinessMemo remembers each object's readiness at a resourceVersion, so
-// an object is read in full only after it changed.
-type readinessMemo struct{ typeMemo[readyAt] }
-
+// readyAt is an object's readiness as read at a resourceVersion: an
+// object is read in full again only after it changed.
 type readyAt struct {
 	rv              string
 	current, failed bool
 	why             string
 }
 
-func newReadinessMemo() *readinessMemo {
-	return &readinessMemo{typeMemo[readyAt]{m: map[types.UID]readyAt{}}}
-}
-
 // readinessOf folds one object's readiness into res.
-func (e *Engine) readinessOf(ctx context.Context, ob object, m *metav1.PartialObjectMetadata, res *readiness.Result) error {
+func (e *Engine) readinessOf(ctx context.Context, key string, ob object, m *metav1.PartialObjectMetadata, res *readiness.Result) error {
 	if !readiness.NeedsStatus(ob.GVK.GroupKind()) {
 		return nil // exists, and has nothing to wait for
 	}
-	if r, ok := e.ready.get(m.GetUID()); ok && r.rv == m.GetResourceVersion() {
+	if r, ok := e.ready.get(key, m.GetUID()); ok && r.rv == m.GetResourceVersion() {
 		res.Add(r.current, r.failed, r.why)
 		return nil
 	}
@@ -40,7 +33,7 @@ func (e *Engine) readinessOf(ctx context.Context, ob object, m *metav1.PartialOb
 		return err
 	}
 	current, failed, why := readiness.Check(full)
-	e.ready.set(full.GetUID(), readyAt{rv: full.GetResourceVersion(), current: current, failed: failed, why: why})
+	e.ready.set(key, full.GetUID(), readyAt{rv: full.GetResourceVersion(), current: current, failed: failed, why: why})
 	res.Add(current, failed, why)
 	return nil
 }
