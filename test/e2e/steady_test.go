@@ -68,8 +68,18 @@ func TestSteadyStateIsQuiet(t *testing.T) {
 				waitReady(t, env, ns, fmt.Sprintf("app-%d", i), 1)
 			}
 			url := "http://" + metrics + "/metrics"
-			time.Sleep(2 * time.Second) // let the last status writes settle
+			// Settle: the last rollout status updates may still arrive. Wait
+			// (bounded) until two scrapes 2 s apart show no API request.
 			before := scrape(t, url, steadyMetrics...)
+			for range 15 {
+				time.Sleep(2 * time.Second)
+				now := scrape(t, url, steadyMetrics...)
+				settled := now["rest_client_requests_total"] == before["rest_client_requests_total"]
+				before = now
+				if settled {
+					break
+				}
+			}
 			const window = 15 * time.Second
 			time.Sleep(window)
 			after := scrape(t, url, steadyMetrics...)
