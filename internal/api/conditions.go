@@ -38,4 +38,5 @@ const (
 	ReasonDeleting           = "Deleting"
 	ReasonSucceeded          = "Succeeded"
 	ReasonTransientError     = "TransientError"
+	ReasonHookFailed         = "HookFailed"
 )

@@ -28,6 +28,9 @@ type Status struct {
 	// desired digest changes.
 	TerminalError  string `json:"terminalError,omitempty"`
 	TerminalDigest string `json:"terminalDigest,omitempty"`
+	// App is what Go hooks report about the running application
+	// (members, endpoints, versions, last backup, ...).
+	App map[string]any `json:"app,omitempty"`
 }
 
 // ReleaseStatus summarises the release of a custom resource.
@@ -87,6 +90,9 @@ func (st *Status) DeepCopy() *Status {
 	if st.LastFailureTime != nil {
 		t := *st.LastFailureTime
 		out.LastFailureTime = &t
+	}
+	if st.App != nil {
+		out.App = runtime.DeepCopyJSON(st.App)
 	}
 	return &out
 }

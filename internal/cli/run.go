@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/chartkeeper/chartkeeper/internal/hooks"
 	"github.com/chartkeeper/chartkeeper/internal/operator"
 	"github.com/chartkeeper/chartkeeper/internal/version"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
@@ -77,12 +78,18 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return ExitConfig
 	}
 	cfg.QPS, cfg.Burst = float32(f.qps), f.burst
+	reg := hooks.NewRegistry()
+	if err := hooks.Register(reg); err != nil {
+		fmt.Fprintf(stderr, "chartkeeper: registering hooks: %v\n", err)
+		return ExitConfig
+	}
 	op, err := operator.New(cfg, ws,
 		operator.WithLogger(log),
 		operator.WithMetricsAddress(f.metricsAddr),
 		operator.WithProbeAddress(f.probeAddr),
 		operator.WithLeaderElection(f.leaderElect, f.leaderElectionID, f.leaderElectionNS),
 		operator.WithNamespaces(watchNamespaces()...),
+		operator.WithHooks(reg),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)

@@ -55,11 +55,14 @@ func StatusSchema() apiextv1.JSONSchemaProps {
 			"lastFailureTime": timestamp("When the last failure happened."),
 			"terminalError":   str("The chart's message when it rejects the values of terminalDigest."),
 			"terminalDigest":  str("Desired digest the terminal error applies to."),
+			"app": {Type: "object", Description: "What Go hooks report about the running application.",
+				XPreserveUnknownFields: ptrBool(true)},
 		},
 	}
 }
 
 func ptrStr(s string) *string { return &s }
+func ptrBool(b bool) *bool    { return &b }
 
 func enum(vals ...string) []apiextv1.JSON {
 	out := make([]apiextv1.JSON, len(vals))

@@ -6,6 +6,8 @@ import (
 	"net"
 
 	"github.com/go-logr/logr"
+
+	"github.com/chartkeeper/chartkeeper/internal/hooks"
 )
 
 // Option configures New.
@@ -19,6 +21,7 @@ type options struct {
 	leaderElectionNS string
 	namespaces       []string
 	logger           logr.Logger
+	hooks            *hooks.Registry
 }
 
 func defaultOptions() options {
@@ -53,6 +56,9 @@ func WithLeaderElection(on bool, id, ns string) Option {
 
 // WithNamespaces confines the operator to these namespaces. Default: all.
 func WithNamespaces(ns ...string) Option { return func(o *options) { o.namespaces = ns } }
+
+// WithHooks sets the Go hooks of each kind. Default: none.
+func WithHooks(r *hooks.Registry) Option { return func(o *options) { o.hooks = r } }
 
 // WithLogger sets the logger. Default: discard.
 func WithLogger(l logr.Logger) Option { return func(o *options) { o.logger = l } }

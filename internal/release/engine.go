@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/hooks"
 	"github.com/chartkeeper/chartkeeper/internal/values"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
@@ -32,6 +33,8 @@ type Engine struct {
 	recorder  events.EventRecorder
 	clock     clock.PassiveClock
 	log       logr.Logger
+
+	hooks *hooks.Registry
 
 	expect    *expectations
 	manifests *manifestCache
@@ -56,6 +59,9 @@ func WithRecorder(r events.EventRecorder) Option { return func(e *Engine) { e.re
 func WithWatchKind(f func(schema.GroupVersionKind) error) Option {
 	return func(e *Engine) { e.watchKind = f }
 }
+
+// WithHooks sets the Go hooks run for each kind (default: none).
+func WithHooks(r *hooks.Registry) Option { return func(e *Engine) { e.hooks = r } }
 
 // NewEngine returns an Engine. hc runs Helm actions, meta is the
 // label-scoped metadata cache and live an uncached client; all are required.

@@ -120,13 +120,13 @@ func testChart() *chart.Chart {
 	}
 }
 
-func newMachine(t *testing.T, mod func(*watches.Policy)) *machine {
+func newMachine(t *testing.T, mod func(*watches.Policy), opts ...Option) *machine {
 	t.Helper()
 	store := storage.Init(driver.NewMemory())
 	hc := helm.NewOffline(store, &failingKube{PrintingKubeClient: kubefake.PrintingKubeClient{Out: io.Discard}})
 	sc := &storageClient{store: store}
 	clk := clocktesting.NewFakeClock(t0)
-	e, err := NewEngine(hc, sc, sc, WithClock(clk))
+	e, err := NewEngine(hc, sc, sc, append([]Option{WithClock(clk)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,22 +29,29 @@ type desired struct {
 	err    error // the values cannot be computed
 }
 
-func (e *Engine) desire(t Target, obj *unstructured.Unstructured) desired {
-	var d desired
+// desire computes the desired release: name, values (spec, translated by
+// the kind's Translator hooks, with overrides on top) and their digest. A
+// hook failure is returned apart: it is retried, not a verdict on the values.
+func (s *step) desire(ctx context.Context) (hookErr error) {
+	d := &s.d
+	t, obj := s.t, s.obj
 	d.ref, d.err = t.Watch.Release(obj.GetName(), obj.GetNamespace())
 	if d.err != nil {
-		return d
+		return nil
 	}
 	spec, err := values.FromSpec(obj)
 	if err != nil {
 		d.err = err
-		return d
+		return nil
+	}
+	if spec, err = s.chain.Translate(ctx, s.hookRequest(), spec); err != nil {
+		return err
 	}
 	if d.values, d.err = values.Compute(spec, t.Watch.OverrideValues); d.err != nil {
-		return d
+		return nil
 	}
 	d.digest, d.err = values.Digest(t.ChartDigest, d.values)
-	return d
+	return nil
 }
 
 // revisionMeta is one release revision as its Secret's labels tell it.

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"time"
 
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/hooks"
 	"github.com/chartkeeper/chartkeeper/internal/metrics"
 )
 
@@ -22,6 +25,19 @@ type step struct {
 	o    Observation
 	objs []object
 	dec  Decision
+	// chain is the kind's Go hooks.
+	chain hooks.Chain
+}
+
+// hookRequest is what the step's hooks get.
+func (s *step) hookRequest() hooks.Request {
+	if s.st.App == nil {
+		s.st.App = map[string]any{}
+	}
+	return hooks.Request{
+		Object: s.obj, Client: s.e.live, ReleaseName: s.d.ref.Name, ReleaseNamespace: s.d.ref.Namespace,
+		Now: s.e.clock.Now, Log: s.e.log.WithValues("kind", s.obj.GetKind(), "name", s.obj.GetName()), AppStatus: s.st.App,
+	}
 }
 
 // Result is what a Step did and asks for.
@@ -45,7 +61,15 @@ const afterActionRequeue = 200 * time.Millisecond
 // error is ErrCacheStale, a transient error (requeue with backoff), or nil;
 // action failures are reported in Result and st, not as an error.
 func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructured, st *api.Status) (Result, error) {
-	s := &step{e: e, t: t, obj: obj, st: st, d: e.desire(t, obj)}
+	s := &step{e: e, t: t, obj: obj, st: st, chain: e.hooks.For(t.Watch.GroupVersionKind().GroupKind())}
+	defer func() {
+		if len(st.App) == 0 {
+			st.App = nil
+		}
+	}()
+	if err := s.desire(ctx); err != nil && obj.GetDeletionTimestamp() == nil {
+		return Result{}, s.hookFailed(err)
+	}
 	var err error
 	s.o, s.objs, err = e.observe(ctx, t, obj, st, s.d)
 	if err != nil {
@@ -57,6 +81,9 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 		s.countFailure()
 		e.event(obj, true, s.dec.Reason, "%s", s.dec.Message)
 	}
+	if err := s.hooksBefore(ctx); err != nil {
+		return res, s.hookFailed(err)
+	}
 	if a := actionFor(s.dec); a != nil {
 		res.Ran = s.dec.Action
 		res.ActionErr, err = s.act(ctx, a)
@@ -64,6 +91,14 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 			return res, err
 		}
 		res.Requeue = afterActionRequeue
+	} else if s.dec.State == StateInSync || s.dec.State == StateUnready {
+		hr, err := s.chain.PostRelease(ctx, s.hookRequest(), s.postRelease())
+		if err != nil {
+			return res, s.hookFailed(err)
+		}
+		if hr.RequeueAfter > 0 && (res.Requeue == 0 || hr.RequeueAfter < res.Requeue) {
+			res.Requeue = hr.RequeueAfter
+		}
 	}
 	s.summarize(res)
 	metrics.States.Set(string(obj.GetUID()), t.Watch.Kind, string(s.dec.State))
@@ -72,6 +107,53 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 		e.Forget(s.d.ref)
 	}
 	return res, nil
+}
+
+// hooksBefore runs the hooks due before the decided action: PreRelease
+// before an install or upgrade, BeforeUninstall before the uninstall of a
+// deleted resource.
+func (s *step) hooksBefore(ctx context.Context) error {
+	var err error
+	switch {
+	case s.dec.Action == ActionInstall || s.dec.Action == ActionUpgrade:
+		_, err = s.chain.PreRelease(ctx, s.hookRequest(), s.d.values)
+	case s.dec.Action == ActionUninstall && s.o.Deleting:
+		_, err = s.chain.BeforeUninstall(ctx, s.hookRequest())
+	}
+	return err
+}
+
+// postRelease describes the deployed release to PostRelease hooks.
+func (s *step) postRelease() hooks.Release {
+	rel := hooks.Release{Name: s.d.ref.Name, Namespace: s.d.ref.Namespace}
+	if s.o.Latest != nil {
+		rel.Revision = s.o.Latest.Version
+	}
+	for _, ob := range s.objs {
+		rel.Objects = append(rel.Objects, hooks.ObjectRef{GVK: ob.GVK, Namespace: ob.Namespace, Name: ob.Name})
+	}
+	name, ns, rev := rel.Name, rel.Namespace, rel.Revision
+	rel.Get = func(ctx context.Context) (*helmrelease.Release, error) { return s.e.helm.Get(ctx, name, ns, rev) }
+	return rel
+}
+
+// hookFailed records a hook's failure: Ready False naming the hook; the
+// release is left as it is. It returns err, which the controller retries
+// with backoff.
+func (s *step) hookFailed(err error) error {
+	gen := s.obj.GetGeneration()
+	s.st.ObservedGeneration = gen
+	for _, typ := range []string{api.ConditionReady, api.ConditionReconciling} {
+		status := metav1.ConditionFalse
+		if typ == api.ConditionReconciling {
+			status = metav1.ConditionTrue
+		}
+		meta.SetStatusCondition(&s.st.Conditions, metav1.Condition{Type: typ, Status: status, Reason: api.ReasonHookFailed,
+			Message: trim(err.Error()), ObservedGeneration: gen})
+	}
+	meta.RemoveStatusCondition(&s.st.Conditions, api.ConditionStalled)
+	s.e.event(s.obj, true, api.ReasonHookFailed, "%v", err)
+	return err
 }
 
 // act runs the action and records what it did. It returns the action's

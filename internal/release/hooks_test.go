@@ -1,0 +1,195 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	hophook "github.com/operator-framework/helm-operator-plugins/pkg/hook"
+	hopvalues "github.com/operator-framework/helm-operator-plugins/pkg/values"
+	"helm.sh/helm/v3/pkg/chartutil"
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/hooks"
+)
+
+var appGK = schema.GroupKind{Group: "test.chartkeeper.dev", Kind: "App"}
+
+// fakeHook records its calls and fails while fail is set (only in the
+// phase failIn, if that is set).
+type fakeHook struct {
+	calls   []string
+	fail    error
+	failIn  string
+	requeue time.Duration
+}
+
+func (f *fakeHook) err(phase string) error {
+	if f.failIn != "" && f.failIn != phase {
+		return nil
+	}
+	return f.fail
+}
+
+func (f *fakeHook) Translate(_ context.Context, req hooks.Request, v chartutil.Values) (chartutil.Values, error) {
+	f.calls = append(f.calls, "translate")
+	if err := f.err("translate"); err != nil {
+		return nil, err
+	}
+	v["fromHook"] = "yes"
+	req.AppStatus["seen"] = true
+	return v, nil
+}
+
+func (f *fakeHook) PreRelease(context.Context, hooks.Request, chartutil.Values) (hooks.Result, error) {
+	f.calls = append(f.calls, "pre")
+	return hooks.Result{}, f.err("pre")
+}
+
+func (f *fakeHook) PostRelease(_ context.Context, _ hooks.Request, rel hooks.Release) (hooks.Result, error) {
+	f.calls = append(f.calls, "post")
+	return hooks.Result{RequeueAfter: f.requeue}, f.err("post")
+}
+
+func (f *fakeHook) BeforeUninstall(context.Context, hooks.Request) (hooks.Result, error) {
+	f.calls = append(f.calls, "uninstall")
+	return hooks.Result{}, f.err("uninstall")
+}
+
+func hookMachine(t *testing.T, hs ...hooks.Hook) *machine {
+	reg := hooks.NewRegistry()
+	if err := reg.Add(appGK, hs...); err != nil {
+		t.Fatal(err)
+	}
+	return newMachine(t, nil, WithHooks(reg))
+}
+
+func TestHooksRunInTheirPhases(t *testing.T) {
+	f := &fakeHook{requeue: time.Minute}
+	m := hookMachine(t, hooks.Hook{Name: "fake", Impl: f})
+	expectTrace(t, m.run(5), "Absent/Install", "InSync")
+	if got := strings.Join(f.calls, ","); got != "translate,pre,translate,post" {
+		t.Errorf("calls %s", got)
+	}
+	if m.st.App["seen"] != true {
+		t.Errorf("status.app not kept: %v", m.st.App)
+	}
+	rel, err := m.store.Last("app")
+	if err != nil || rel.Config["fromHook"] != "yes" {
+		t.Errorf("translated value not released: %v %v", rel.Config, err)
+	}
+	res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
+	if err != nil || res.Requeue != time.Minute {
+		t.Errorf("a post hook's requeue is honoured: %+v %v", res, err)
+	}
+}
+
+func TestHookFailureSurfacesAndLeavesTheReleaseAlone(t *testing.T) {
+	f := &fakeHook{}
+	m := hookMachine(t, hooks.Hook{Name: "flaky", Impl: f})
+	m.run(5)
+	before := m.history()
+	f.fail = errors.New("backup target unreachable")
+	for _, phase := range []string{"post", "translate"} {
+		f.failIn = phase
+		_, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
+		var he *hooks.Error
+		if !errors.As(err, &he) || he.Hook != "flaky" {
+			t.Fatalf("%s: step error %v, want the hook's", phase, err)
+		}
+		c := m.cond(api.ConditionReady)
+		if c.Status != metav1.ConditionFalse || c.Reason != api.ReasonHookFailed || !strings.Contains(c.Message, "hook flaky") || !strings.Contains(c.Message, "backup target unreachable") {
+			t.Errorf("%s: Ready %+v", phase, c)
+		}
+	}
+	if got := m.history(); strings.Join(got, " ") != strings.Join(before, " ") {
+		t.Errorf("a failing hook changed the release: %v -> %v", before, got)
+	}
+	f.fail = nil
+	expectTrace(t, m.run(3), "InSync")
+	if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionTrue {
+		t.Errorf("not Ready again after the hook recovered: %+v", c)
+	}
+}
+
+type preOnly struct{ err error }
+
+func (p preOnly) PreRelease(context.Context, hooks.Request, chartutil.Values) (hooks.Result, error) {
+	return hooks.Result{}, p.err
+}
+
+type uninstallOnly struct{ err *error }
+
+func (u uninstallOnly) BeforeUninstall(context.Context, hooks.Request) (hooks.Result, error) {
+	return hooks.Result{}, *u.err
+}
+
+func TestFailingPreHookBlocksTheUpgrade(t *testing.T) {
+	m := hookMachine(t, hooks.Hook{Name: "gate", Impl: preOnly{err: errors.New("cluster unhealthy")}})
+	if _, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st); err == nil {
+		t.Fatal("install went ahead past a failing pre-release hook")
+	}
+	if len(m.history()) != 0 {
+		t.Errorf("history %v", m.history())
+	}
+}
+
+func TestFailingBeforeUninstallHookDelaysTheUninstall(t *testing.T) {
+	var hookErr error
+	m := hookMachine(t, hooks.Hook{Name: "final-backup", Impl: uninstallOnly{&hookErr}})
+	m.run(5)
+	now := metav1.NewTime(t0)
+	m.obj.SetDeletionTimestamp(&now)
+	hookErr = errors.New("snapshot failed")
+	if _, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st); err == nil {
+		t.Fatal("uninstalled despite the failing hook")
+	}
+	if len(m.history()) == 0 {
+		t.Fatal("release gone despite the failing hook")
+	}
+	hookErr = nil
+	res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
+	if err != nil || res.Ran != ActionUninstall {
+		t.Fatalf("after the hook succeeded: %+v %v", res, err)
+	}
+}
+
+// Hooks written for helm-operator-plugins run unchanged through the adapters.
+func TestHelmOperatorPluginsHooksThroughAdapters(t *testing.T) {
+	var pre, post int
+	var seenRelease string
+	translator := hopvalues.TranslatorFunc(func(_ context.Context, u *unstructured.Unstructured) (chartutil.Values, error) {
+		spec, _, _ := unstructured.NestedMap(u.Object, "spec")
+		spec["translated"] = "by-hop"
+		return spec, nil
+	})
+	preHook := hophook.PreHookFunc(func(_ *unstructured.Unstructured, vals chartutil.Values, _ logr.Logger) error {
+		pre++
+		if vals["translated"] != "by-hop" {
+			t.Errorf("pre hook saw %v", vals)
+		}
+		return nil
+	})
+	postHook := hophook.PostHookFunc(func(_ *unstructured.Unstructured, rel helmrelease.Release, _ logr.Logger) error {
+		post++
+		seenRelease = rel.Name
+		return nil
+	})
+	m := hookMachine(t,
+		hooks.Hook{Name: "hop-translator", Impl: hooks.FromHOPTranslator(translator)},
+		hooks.Hook{Name: "hop-pre", Impl: hooks.FromHOPPreHook(preHook)},
+		hooks.Hook{Name: "hop-post", Impl: hooks.FromHOPPostHook(postHook)},
+	)
+	expectTrace(t, m.run(5), "Absent/Install", "InSync")
+	rel, _ := m.store.Last("app")
+	if pre != 1 || post != 1 || seenRelease != "app" || rel.Config["translated"] != "by-hop" {
+		t.Errorf("pre %d post %d release %q config %v", pre, post, seenRelease, rel.Config)
+	}
+}
