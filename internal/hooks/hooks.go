@@ -37,6 +37,8 @@ type Request struct {
 type Release struct {
 	Name, Namespace string
 	Revision        int
+	// Ready: every released object is Ready (the release has rolled).
+	Ready bool
 	// Objects are the released objects' kinds, namespaces and names.
 	Objects []ObjectRef
 	// Get decodes the full release from storage (one API request).

@@ -125,7 +125,7 @@ func (s *step) hooksBefore(ctx context.Context) error {
 
 // postRelease describes the deployed release to PostRelease hooks.
 func (s *step) postRelease() hooks.Release {
-	rel := hooks.Release{Name: s.d.ref.Name, Namespace: s.d.ref.Namespace}
+	rel := hooks.Release{Name: s.d.ref.Name, Namespace: s.d.ref.Namespace, Ready: s.dec.State == StateInSync}
 	if s.o.Latest != nil {
 		rel.Revision = s.o.Latest.Version
 	}

@@ -1,0 +1,283 @@
+package hooks
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"time"
+
+	"helm.sh/helm/v3/pkg/chartutil"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// TLS keeps a CA and certificates for a release in Secrets owned by the
+// custom resource: a serving certificate for the release's Service DNS
+// names, and optionally peer and client certificates. Certificates are
+// renewed once RenewAt of their lifetime has passed (default 2/3), by the
+// request's clock; the CA survives renewals. The values get
+//
+//	<ValuesKey>: {caSecret, serverSecret[, peerSecret][, clientSecret], checksum}
+//
+// and the checksum changes with every renewal, so the release rolls.
+type TLS struct {
+	// DNSNames returns the names the server and peer certificates cover.
+	// Default: <release>, <release>.<ns>, <release>.<ns>.svc,
+	// <release>.<ns>.svc.cluster.local, and the same for *.<release>-headless
+	// when Peer is set.
+	DNSNames func(req Request) []string
+	// Peer and Client add a peer certificate (server and client use) and a
+	// client certificate.
+	Peer, Client bool
+	// CALifetime defaults to 10 years, Lifetime (leaf certificates) to 90 days.
+	CALifetime, Lifetime time.Duration
+	// RenewAt is the fraction of a certificate's lifetime after which it is
+	// renewed. Default 2/3.
+	RenewAt float64
+	// ValuesKey is the top-level values key filled in. Default "tls".
+	ValuesKey string
+}
+
+func (t *TLS) defaults() TLS {
+	d := *t
+	if d.CALifetime <= 0 {
+		d.CALifetime = 10 * 365 * 24 * time.Hour
+	}
+	if d.Lifetime <= 0 {
+		d.Lifetime = 90 * 24 * time.Hour
+	}
+	if d.RenewAt <= 0 || d.RenewAt >= 1 {
+		d.RenewAt = 2.0 / 3.0
+	}
+	if d.ValuesKey == "" {
+		d.ValuesKey = "tls"
+	}
+	if d.DNSNames == nil {
+		peer := d.Peer
+		d.DNSNames = func(req Request) []string {
+			rel, ns := req.ReleaseName, req.ReleaseNamespace
+			names := serviceNames(rel, ns)
+			if peer {
+				names = append(names, serviceNames("*."+rel+"-headless", ns)...)
+			}
+			return names
+		}
+	}
+	return d
+}
+
+func serviceNames(svc, ns string) []string {
+	return []string{svc, svc + "." + ns, svc + "." + ns + ".svc", svc + "." + ns + ".svc.cluster.local"}
+}
+
+type leafKind struct {
+	name   string
+	usages []x509.ExtKeyUsage
+	dns    bool
+}
+
+func (t TLS) leaves() []leafKind {
+	out := []leafKind{{name: "server", usages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, dns: true}}
+	if t.Peer {
+		out = append(out, leafKind{name: "peer", usages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, dns: true})
+	}
+	if t.Client {
+		out = append(out, leafKind{name: "client", usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	}
+	return out
+}
+
+// Translate implements Translator.
+func (t *TLS) Translate(ctx context.Context, req Request, vals chartutil.Values) (chartutil.Values, error) {
+	cfg := t.defaults()
+	now := req.Now()
+	ca, caKey, err := cfg.ensureCA(ctx, req, now)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"caSecret": req.ReleaseName + "-ca"}
+	certs := map[string][]byte{}
+	for _, lk := range cfg.leaves() {
+		name := fmt.Sprintf("%s-tls-%s", req.ReleaseName, lk.name)
+		crt, err := cfg.ensureLeaf(ctx, req, name, lk, ca, caKey, now)
+		if err != nil {
+			return nil, err
+		}
+		out[lk.name+"Secret"] = name
+		certs[lk.name] = crt
+	}
+	out["checksum"] = checksum(certs)
+	setValue(vals, cfg.ValuesKey, out)
+	return vals, nil
+}
+
+// PostRelease implements PostRelease: it asks for a reconcile when the
+// first certificate is due for renewal, so renewal happens on time.
+func (t *TLS) PostRelease(ctx context.Context, req Request, _ Release) (Result, error) {
+	cfg := t.defaults()
+	var next time.Time
+	for _, lk := range cfg.leaves() {
+		sec, found, err := getSecret(ctx, req.Client, req.ReleaseNamespace, fmt.Sprintf("%s-tls-%s", req.ReleaseName, lk.name))
+		if err != nil || !found {
+			return Result{}, err
+		}
+		crt, err := parseCert(sec.Data[corev1.TLSCertKey])
+		if err != nil {
+			return Result{}, nil // Translate replaces it on the next reconcile
+		}
+		due := cfg.renewalTime(crt)
+		if next.IsZero() || due.Before(next) {
+			next = due
+		}
+	}
+	wait := next.Sub(req.Now())
+	if wait < time.Second {
+		wait = time.Second
+	}
+	return Result{RequeueAfter: wait}, nil
+}
+
+func (t TLS) renewalTime(c *x509.Certificate) time.Time {
+	life := c.NotAfter.Sub(c.NotBefore)
+	return c.NotBefore.Add(time.Duration(float64(life) * t.RenewAt))
+}
+
+func (t TLS) ensureCA(ctx context.Context, req Request, now time.Time) (*x509.Certificate, crypto.Signer, error) {
+	name := req.ReleaseName + "-ca"
+	sec, found, err := getSecret(ctx, req.Client, req.ReleaseNamespace, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if found {
+		crt, err1 := parseCert(sec.Data["ca.crt"])
+		key, err2 := parseKey(sec.Data["ca.key"])
+		if err1 == nil && err2 == nil && now.Before(crt.NotAfter) {
+			return crt, key, nil
+		}
+		return nil, nil, fmt.Errorf("CA Secret %s is unusable or expired; delete it to issue a new CA", name)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: randomSerial(), Subject: pkix.Name{CommonName: req.ReleaseName + " CA"},
+		NotBefore: now.Add(-time.Minute), NotAfter: now.Add(t.CALifetime),
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, nil, err
+	}
+	crt, _ := x509.ParseCertificate(der)
+	s := ownedSecret(req.Object, req.ReleaseNamespace, name, corev1.SecretTypeOpaque)
+	s.Data["ca.crt"] = pemBlock("CERTIFICATE", der)
+	if s.Data["ca.key"], err = pemKey(key); err != nil {
+		return nil, nil, err
+	}
+	if err := req.Client.Create(ctx, s); err != nil {
+		return nil, nil, fmt.Errorf("creating CA Secret %s: %w", name, err)
+	}
+	req.Log.Info("created CA", "secret", name)
+	return crt, key, nil
+}
+
+func (t TLS) ensureLeaf(ctx context.Context, req Request, name string, lk leafKind, ca *x509.Certificate, caKey crypto.Signer, now time.Time) ([]byte, error) {
+	var dns []string
+	if lk.dns {
+		dns = t.DNSNames(req)
+	}
+	sec, found, err := getSecret(ctx, req.Client, req.ReleaseNamespace, name)
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		if crt, err := parseCert(sec.Data[corev1.TLSCertKey]); err == nil && crt.CheckSignatureFrom(ca) == nil &&
+			now.Before(t.renewalTime(crt)) && slices.Equal(crt.DNSNames, dns) {
+			return sec.Data[corev1.TLSCertKey], nil
+		}
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: randomSerial(), Subject: pkix.Name{CommonName: req.ReleaseName + "-" + lk.name},
+		NotBefore: now, NotAfter: now.Add(t.Lifetime), DNSNames: dns,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment, ExtKeyUsage: lk.usages,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
+	if err != nil {
+		return nil, err
+	}
+	keyPEM, err := pemKey(key)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		sec = ownedSecret(req.Object, req.ReleaseNamespace, name, corev1.SecretTypeTLS)
+	}
+	sec.Data = map[string][]byte{corev1.TLSCertKey: pemBlock("CERTIFICATE", der), corev1.TLSPrivateKeyKey: keyPEM, "ca.crt": pemBlock("CERTIFICATE", ca.Raw)}
+	if found {
+		err = req.Client.Update(ctx, sec)
+	} else {
+		err = req.Client.Create(ctx, sec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("writing certificate Secret %s: %w", name, err)
+	}
+	req.Log.Info("issued certificate", "secret", name, "notAfter", tmpl.NotAfter)
+	return sec.Data[corev1.TLSCertKey], nil
+}
+
+func randomSerial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 126))
+	if err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return n
+}
+
+func pemBlock(typ string, der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
+}
+
+func pemKey(k *ecdsa.PrivateKey) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		return nil, err
+	}
+	return pemBlock("PRIVATE KEY", der), nil
+}
+
+func parseCert(b []byte) (*x509.Certificate, error) {
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, errors.New("no PEM certificate")
+	}
+	return x509.ParseCertificate(blk.Bytes)
+}
+
+func parseKey(b []byte) (crypto.Signer, error) {
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, errors.New("no PEM key")
+	}
+	k, err := x509.ParsePKCS8PrivateKey(blk.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := k.(crypto.Signer)
+	if !ok {
+		return nil, errors.New("the key cannot sign")
+	}
+	return s, nil
+}
