@@ -79,6 +79,12 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.QPS, cfg.Burst = float32(f.qps), f.burst
 	reg := hooks.NewRegistry()
+	for _, w := range ws {
+		if err := reg.Add(w.GroupVersionKind().GroupKind(), hooks.FromWatch(w)...); err != nil {
+			fmt.Fprintf(stderr, "chartkeeper: hooks of %s: %v\n", w, err)
+			return ExitConfig
+		}
+	}
 	if err := hooks.Register(reg); err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: registering hooks: %v\n", err)
 		return ExitConfig

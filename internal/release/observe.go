@@ -44,8 +44,10 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 		d.err = err
 		return nil
 	}
-	if spec, err = s.chain.Translate(ctx, s.hookRequest(), spec); err != nil {
-		return err
+	if obj.GetDeletionTimestamp() == nil { // a resource being deleted needs no new values
+		if spec, err = s.chain.Translate(ctx, s.hookRequest(), spec); err != nil {
+			return err
+		}
 	}
 	if d.values, d.err = values.Compute(spec, t.Watch.OverrideValues); d.err != nil {
 		return nil

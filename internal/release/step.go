@@ -67,7 +67,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 			st.App = nil
 		}
 	}()
-	if err := s.desire(ctx); err != nil && obj.GetDeletionTimestamp() == nil {
+	if err := s.desire(ctx); err != nil {
 		return Result{}, s.hookFailed(err)
 	}
 	var err error

@@ -132,6 +132,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 		w.WatchDependentResources = &t
 	}
 	w.resolvePolicy(add)
+	w.Hooks.validate(add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {
 		add("overrideValues", "%v", err)

@@ -53,6 +53,8 @@ type Watch struct {
 	Readiness   *Readiness   `json:"readiness,omitempty"`
 	Drift       *Drift       `json:"drift,omitempty"`
 	Uninstall   *Uninstall   `json:"uninstall,omitempty"`
+	// Hooks turns on built-in Go hooks (credentials, TLS, status fields).
+	Hooks *HookConfig `json:"hooks,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`
