@@ -15,8 +15,8 @@
 // (default 30 s), the custom resource, a client, the release's name and
 // namespace, the engine's clock and a logger. A hook must be idempotent:
 // it may run again at any time. An error stops the step: the resource's Ready
-// condition turns False with reason HookFailed and a message naming the
-// hook, and the step is retried with the work queue's exponential backoff;
+// condition turns False with a reason naming the hook ("<Hook>HookFailed")
+// and a message naming the hook and phase, and the step is retried with the work queue's exponential backoff;
 // nothing else about the release changes. A Result may ask for the next
 // reconcile after a duration. A hook may write into the resource's
 // status.app (Request.AppStatus), which is persisted with the status.

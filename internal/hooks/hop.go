@@ -15,7 +15,7 @@ import (
 //	reg.Add(gk, hooks.Hook{Name: "legacy-pre", Impl: hooks.FromHOPPreHook(myPreHook)})
 //
 // Unlike helm-operator-plugins, their errors are not only logged: they
-// surface as a HookFailed condition and a retry with backoff.
+// surface as a <Hook>HookFailed condition and a retry with backoff.
 
 // FromHOPPreHook runs a helm-operator-plugins PreHook before each install
 // or upgrade, with the values about to be released.

@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
@@ -143,17 +144,45 @@ func (s *step) postRelease() hooks.Release {
 func (s *step) hookFailed(err error) error {
 	gen := s.obj.GetGeneration()
 	s.st.ObservedGeneration = gen
+	reason := api.ReasonHookFailed
+	var he *hooks.Error
+	if errors.As(err, &he) {
+		reason = hookReason(he.Hook)
+	}
 	for _, typ := range []string{api.ConditionReady, api.ConditionReconciling} {
 		status := metav1.ConditionFalse
 		if typ == api.ConditionReconciling {
 			status = metav1.ConditionTrue
 		}
-		meta.SetStatusCondition(&s.st.Conditions, metav1.Condition{Type: typ, Status: status, Reason: api.ReasonHookFailed,
+		meta.SetStatusCondition(&s.st.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason,
 			Message: trim(err.Error()), ObservedGeneration: gen})
 	}
 	meta.RemoveStatusCondition(&s.st.Conditions, api.ConditionStalled)
-	s.e.event(s.obj, true, api.ReasonHookFailed, "%v", err)
+	s.e.event(s.obj, true, reason, "%v", err)
 	return err
+}
+
+// hookReason names the failed hook in a condition reason: "tls" ->
+// "TlsHookFailed", "final-backup" -> "FinalBackupHookFailed".
+func hookReason(name string) string {
+	var b strings.Builder
+	upper := true
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z':
+			if upper {
+				r -= 'a' - 'A'
+			}
+			b.WriteRune(r)
+			upper = false
+		case r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' && b.Len() > 0:
+			b.WriteRune(r)
+			upper = false
+		default:
+			upper = true
+		}
+	}
+	return b.String() + api.ReasonHookFailed
 }
 
 // act runs the action and records what it did. It returns the action's

@@ -74,3 +74,30 @@ func TestBuiltInHooksThroughTheOperator(t *testing.T) {
 		return nil
 	})
 }
+
+// Certificates are renewed at 2/3 of their lifetime by the TLS hook's own
+// requeue (no event needed), the release rolls to a new revision, and the
+// CA survives.
+func TestCertificatesRenewAndRollTheRelease(t *testing.T) {
+	env, ns, _ := appFixture(t, filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-tls-short.yaml"))
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, newApp(ns, "web", map[string]any{"replicas": 1})); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, env, ns, "web", 1)
+	read := func(name string) *corev1.Secret {
+		s := &corev1.Secret{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, s); err != nil {
+			t.Fatalf("Secret %s: %v", name, err)
+		}
+		return s
+	}
+	ca, server := read("web-ca"), read("web-tls-server")
+	waitReady(t, env, ns, "web", 2) // about 16 s later
+	if renewed := read("web-tls-server"); bytes.Equal(renewed.Data["tls.crt"], server.Data["tls.crt"]) {
+		t.Error("revision 2 without a renewed certificate")
+	}
+	if !bytes.Equal(read("web-ca").Data["ca.crt"], ca.Data["ca.crt"]) {
+		t.Error("the CA changed on renewal")
+	}
+}
