@@ -1,21 +1,18 @@
 package devcluster
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/chartkeeper/chartkeeper/internal/certs"
 )
 
 // certLifetime is long enough for any dev or test cluster.
@@ -26,15 +23,27 @@ type pki struct{ dir string }
 
 func (p pki) path(name string) string { return filepath.Join(p.dir, "pki", name) }
 
-// certSpec describes one leaf certificate signed by the cluster CA.
-type certSpec struct {
-	name   string // file base name: <name>.crt, <name>.key
-	cn     string
-	orgs   []string
-	dns    []string
-	ips    []net.IP
-	server bool
-	client bool
+// leaf is one certificate signed by the cluster CA, stored as <name>.crt/.key.
+type leaf struct {
+	name string
+	spec certs.Spec
+}
+
+var (
+	serverAuth = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	clientAuth = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+)
+
+func leaves(serviceIP net.IP) []leaf {
+	return []leaf{
+		{"apiserver", certs.Spec{CommonName: "kube-apiserver", Usages: serverAuth,
+			DNSNames: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+			IPs:      []net.IP{net.IPv4(127, 0, 0, 1), serviceIP}}},
+		{"admin", certs.Spec{CommonName: "chartkeeper-admin", Organizations: []string{"system:masters"}, Usages: clientAuth}},
+		{"controller-manager", certs.Spec{CommonName: "system:kube-controller-manager", Usages: clientAuth}},
+		{"scheduler", certs.Spec{CommonName: "system:kube-scheduler", Usages: clientAuth}},
+		{"kwok", certs.Spec{CommonName: "kwok-controller", Organizations: []string{"system:masters"}, Usages: clientAuth}},
+	}
 }
 
 // generate writes the CA, the leaf certificates and the service-account key
@@ -46,115 +55,52 @@ func (p pki) generate(serviceIP net.IP) error {
 	if err := os.MkdirAll(filepath.Join(p.dir, "pki"), 0o700); err != nil {
 		return err
 	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	notBefore := time.Now().Add(-time.Hour)
+	ca, err := certs.NewCA(certs.Spec{CommonName: "chartkeeper-dev-ca", NotBefore: notBefore, Lifetime: certLifetime})
 	if err != nil {
 		return err
 	}
-	now := time.Now().Add(-time.Hour)
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "chartkeeper-dev-ca"},
-		NotBefore:             now,
-		NotAfter:              now.Add(certLifetime),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, caKey.Public(), caKey)
-	if err != nil {
-		return err
-	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return err
-	}
-	for _, s := range leafSpecs(serviceIP) {
-		if err := p.writeLeaf(s, caCert, caKey); err != nil {
-			return fmt.Errorf("certificate %s: %w", s.name, err)
+	for _, l := range leaves(serviceIP) {
+		l.spec.NotBefore, l.spec.Lifetime = notBefore, certLifetime
+		pair, err := certs.NewLeaf(ca, l.spec)
+		if err != nil {
+			return fmt.Errorf("certificate %s: %w", l.name, err)
+		}
+		if err := p.writePair(l.name, pair); err != nil {
+			return err
 		}
 	}
 	saKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return err
 	}
-	if err := writeKey(p.path("sa.key"), saKey); err != nil {
+	saPEM, err := certs.KeyPEM(saKey)
+	if err != nil {
 		return err
 	}
 	pub, err := x509.MarshalPKIXPublicKey(saKey.Public())
 	if err != nil {
 		return err
 	}
-	if err := writePEM(p.path("sa.pub"), "PUBLIC KEY", pub, 0o644); err != nil {
+	if err := os.WriteFile(p.path("sa.key"), saPEM, 0o600); err != nil {
 		return err
 	}
-	if err := writeKey(p.path("ca.key"), caKey); err != nil {
+	if err := os.WriteFile(p.path("sa.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o644); err != nil {
 		return err
 	}
-	// ca.crt last: its presence marks a complete PKI.
-	return writePEM(p.path("ca.crt"), "CERTIFICATE", caDER, 0o644)
+	// The CA last: ca.crt marks a complete PKI.
+	return p.writePair("ca", ca)
 }
 
-func leafSpecs(serviceIP net.IP) []certSpec {
-	return []certSpec{
-		{name: "apiserver", cn: "kube-apiserver", server: true,
-			dns: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-			ips: []net.IP{net.IPv4(127, 0, 0, 1), serviceIP}},
-		{name: "admin", cn: "chartkeeper-admin", orgs: []string{"system:masters"}, client: true},
-		{name: "controller-manager", cn: "system:kube-controller-manager", client: true},
-		{name: "scheduler", cn: "system:kube-scheduler", client: true},
-		{name: "kwok", cn: "kwok-controller", orgs: []string{"system:masters"}, client: true},
-	}
-}
-
-func (p pki) writeLeaf(s certSpec, ca *x509.Certificate, caKey crypto.Signer) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+func (p pki) writePair(name string, pair certs.Pair) error {
+	key, err := certs.KeyPEM(pair.Key)
 	if err != nil {
 		return err
 	}
-	now := time.Now().Add(-time.Hour)
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: s.cn, Organization: s.orgs},
-		NotBefore:    now,
-		NotAfter:     now.Add(certLifetime),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		DNSNames:     s.dns,
-		IPAddresses:  s.ips,
-	}
-	if s.server {
-		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
-	}
-	if s.client {
-		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageClientAuth)
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
-	if err != nil {
+	if err := os.WriteFile(p.path(name+".key"), key, 0o600); err != nil {
 		return err
 	}
-	if err := writeKey(p.path(s.name+".key"), key); err != nil {
-		return err
-	}
-	return writePEM(p.path(s.name+".crt"), "CERTIFICATE", der, 0o644)
-}
-
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 126))
-	if err != nil {
-		panic(err) // crypto/rand never fails on Linux
-	}
-	return n
-}
-
-func writeKey(path string, key any) error {
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return err
-	}
-	return writePEM(path, "PRIVATE KEY", der, 0o600)
-}
-
-func writePEM(path, typ string, der []byte, mode os.FileMode) error {
-	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), mode)
+	return os.WriteFile(p.path(name+".crt"), certs.CertPEM(pair.Cert), 0o644)
 }
 
 // readFile returns a PKI file's bytes, naming the file on error.

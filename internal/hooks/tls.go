@@ -2,21 +2,15 @@ package hooks
 
 import (
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"time"
 
 	"helm.sh/helm/v3/pkg/chartutil"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/chartkeeper/chartkeeper/internal/certs"
 )
 
 // TLS keeps a CA and certificates for a release in Secrets owned by the
@@ -99,7 +93,7 @@ func (t TLS) leaves() []leafKind {
 func (t *TLS) Translate(ctx context.Context, req Request, vals chartutil.Values) (chartutil.Values, error) {
 	cfg := t.defaults()
 	now := req.Now()
-	ca, caKey, err := cfg.ensureCA(ctx, req, now)
+	ca, err := cfg.ensureCA(ctx, req, now)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +101,7 @@ func (t *TLS) Translate(ctx context.Context, req Request, vals chartutil.Values)
 	certs := map[string][]byte{}
 	for _, lk := range cfg.leaves() {
 		name := fmt.Sprintf("%s-tls-%s", req.ReleaseName, lk.name)
-		crt, err := cfg.ensureLeaf(ctx, req, name, lk, ca, caKey, now)
+		crt, err := cfg.ensureLeaf(ctx, req, name, lk, ca, now)
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +123,7 @@ func (t *TLS) PostRelease(ctx context.Context, req Request, _ Release) (Result, 
 		if err != nil || !found {
 			return Result{}, err
 		}
-		crt, err := parseCert(sec.Data[corev1.TLSCertKey])
+		crt, err := certs.ParseCert(sec.Data[corev1.TLSCertKey])
 		if err != nil {
 			return Result{}, nil // Translate replaces it on the next reconcile
 		}
@@ -150,47 +144,37 @@ func (t TLS) renewalTime(c *x509.Certificate) time.Time {
 	return c.NotBefore.Add(time.Duration(float64(life) * t.RenewAt))
 }
 
-func (t TLS) ensureCA(ctx context.Context, req Request, now time.Time) (*x509.Certificate, crypto.Signer, error) {
+func (t TLS) ensureCA(ctx context.Context, req Request, now time.Time) (certs.Pair, error) {
 	name := req.ReleaseName + "-ca"
 	sec, found, err := getSecret(ctx, req.Client, req.ReleaseNamespace, name)
 	if err != nil {
-		return nil, nil, err
+		return certs.Pair{}, err
 	}
 	if found {
-		crt, err1 := parseCert(sec.Data["ca.crt"])
-		key, err2 := parseKey(sec.Data["ca.key"])
+		crt, err1 := certs.ParseCert(sec.Data["ca.crt"])
+		key, err2 := certs.ParseKey(sec.Data["ca.key"])
 		if err1 == nil && err2 == nil && now.Before(crt.NotAfter) {
-			return crt, key, nil
+			return certs.Pair{Cert: crt, Key: key}, nil
 		}
-		return nil, nil, fmt.Errorf("CA Secret %s is unusable or expired; delete it to issue a new CA", name)
+		return certs.Pair{}, fmt.Errorf("CA Secret %s is unusable or expired; delete it to issue a new CA", name)
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := certs.NewCA(certs.Spec{CommonName: req.ReleaseName + " CA", NotBefore: now.Add(-time.Minute), Lifetime: t.CALifetime})
 	if err != nil {
-		return nil, nil, err
+		return certs.Pair{}, err
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: randomSerial(), Subject: pkix.Name{CommonName: req.ReleaseName + " CA"},
-		NotBefore: now.Add(-time.Minute), NotAfter: now.Add(t.CALifetime),
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		return nil, nil, err
-	}
-	crt, _ := x509.ParseCertificate(der)
 	s := ownedSecret(req.Object, req.ReleaseNamespace, name, corev1.SecretTypeOpaque)
-	s.Data["ca.crt"] = pemBlock("CERTIFICATE", der)
-	if s.Data["ca.key"], err = pemKey(key); err != nil {
-		return nil, nil, err
+	s.Data["ca.crt"] = certs.CertPEM(ca.Cert)
+	if s.Data["ca.key"], err = certs.KeyPEM(ca.Key); err != nil {
+		return certs.Pair{}, err
 	}
 	if err := req.Client.Create(ctx, s); err != nil {
-		return nil, nil, fmt.Errorf("creating CA Secret %s: %w", name, err)
+		return certs.Pair{}, fmt.Errorf("creating CA Secret %s: %w", name, err)
 	}
 	req.Log.Info("created CA", "secret", name)
-	return crt, key, nil
+	return ca, nil
 }
 
-func (t TLS) ensureLeaf(ctx context.Context, req Request, name string, lk leafKind, ca *x509.Certificate, caKey crypto.Signer, now time.Time) ([]byte, error) {
+func (t TLS) ensureLeaf(ctx context.Context, req Request, name string, lk leafKind, ca certs.Pair, now time.Time) ([]byte, error) {
 	var dns []string
 	if lk.dns {
 		dns = t.DNSNames(req)
@@ -200,32 +184,24 @@ func (t TLS) ensureLeaf(ctx context.Context, req Request, name string, lk leafKi
 		return nil, err
 	}
 	if found {
-		if crt, err := parseCert(sec.Data[corev1.TLSCertKey]); err == nil && crt.CheckSignatureFrom(ca) == nil &&
+		if crt, err := certs.ParseCert(sec.Data[corev1.TLSCertKey]); err == nil && crt.CheckSignatureFrom(ca.Cert) == nil &&
 			now.Before(t.renewalTime(crt)) && slices.Equal(crt.DNSNames, dns) {
 			return sec.Data[corev1.TLSCertKey], nil
 		}
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	pair, err := certs.NewLeaf(ca, certs.Spec{CommonName: req.ReleaseName + "-" + lk.name, DNSNames: dns, Usages: lk.usages,
+		NotBefore: now, Lifetime: t.Lifetime})
 	if err != nil {
 		return nil, err
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: randomSerial(), Subject: pkix.Name{CommonName: req.ReleaseName + "-" + lk.name},
-		NotBefore: now, NotAfter: now.Add(t.Lifetime), DNSNames: dns,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment, ExtKeyUsage: lk.usages,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
-	if err != nil {
-		return nil, err
-	}
-	keyPEM, err := pemKey(key)
+	keyPEM, err := certs.KeyPEM(pair.Key)
 	if err != nil {
 		return nil, err
 	}
 	if !found {
 		sec = ownedSecret(req.Object, req.ReleaseNamespace, name, corev1.SecretTypeTLS)
 	}
-	sec.Data = map[string][]byte{corev1.TLSCertKey: pemBlock("CERTIFICATE", der), corev1.TLSPrivateKeyKey: keyPEM, "ca.crt": pemBlock("CERTIFICATE", ca.Raw)}
+	sec.Data = map[string][]byte{corev1.TLSCertKey: certs.CertPEM(pair.Cert), corev1.TLSPrivateKeyKey: keyPEM, "ca.crt": certs.CertPEM(ca.Cert)}
 	if found {
 		err = req.Client.Update(ctx, sec)
 	} else {
@@ -234,50 +210,6 @@ func (t TLS) ensureLeaf(ctx context.Context, req Request, name string, lk leafKi
 	if err != nil {
 		return nil, fmt.Errorf("writing certificate Secret %s: %w", name, err)
 	}
-	req.Log.Info("issued certificate", "secret", name, "notAfter", tmpl.NotAfter)
+	req.Log.Info("issued certificate", "secret", name, "notAfter", pair.Cert.NotAfter)
 	return sec.Data[corev1.TLSCertKey], nil
-}
-
-func randomSerial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 126))
-	if err != nil {
-		panic(err) // crypto/rand does not fail on Linux
-	}
-	return n
-}
-
-func pemBlock(typ string, der []byte) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
-}
-
-func pemKey(k *ecdsa.PrivateKey) ([]byte, error) {
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		return nil, err
-	}
-	return pemBlock("PRIVATE KEY", der), nil
-}
-
-func parseCert(b []byte) (*x509.Certificate, error) {
-	blk, _ := pem.Decode(b)
-	if blk == nil {
-		return nil, errors.New("no PEM certificate")
-	}
-	return x509.ParseCertificate(blk.Bytes)
-}
-
-func parseKey(b []byte) (crypto.Signer, error) {
-	blk, _ := pem.Decode(b)
-	if blk == nil {
-		return nil, errors.New("no PEM key")
-	}
-	k, err := x509.ParsePKCS8PrivateKey(blk.Bytes)
-	if err != nil {
-		return nil, err
-	}
-	s, ok := k.(crypto.Signer)
-	if !ok {
-		return nil, errors.New("the key cannot sign")
-	}
-	return s, nil
 }
