@@ -26,13 +26,7 @@ func TestBuiltInHooksThroughTheOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, env, ns, "db", 1)
-	getSecret := func(name string) *corev1.Secret {
-		s := &corev1.Secret{}
-		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, s); err != nil {
-			t.Fatalf("Secret %s: %v", name, err)
-		}
-		return s
-	}
+	getSecret := func(name string) *corev1.Secret { return readSecret(t, env, ns, name) }
 	cred := getSecret("db-credentials")
 	for _, n := range []string{"db-ca", "db-tls-server", "db-tls-peer"} {
 		getSecret(n)
@@ -85,13 +79,7 @@ func TestCertificatesRenewAndRollTheRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, env, ns, "web", 1)
-	read := func(name string) *corev1.Secret {
-		s := &corev1.Secret{}
-		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, s); err != nil {
-			t.Fatalf("Secret %s: %v", name, err)
-		}
-		return s
-	}
+	read := func(name string) *corev1.Secret { return readSecret(t, env, ns, name) }
 	ca, server := read("web-ca"), read("web-tls-server")
 	waitReady(t, env, ns, "web", 2) // about 16 s later
 	if renewed := read("web-tls-server"); bytes.Equal(renewed.Data["tls.crt"], server.Data["tls.crt"]) {
@@ -100,4 +88,13 @@ func TestCertificatesRenewAndRollTheRelease(t *testing.T) {
 	if !bytes.Equal(read("web-ca").Data["ca.crt"], ca.Data["ca.crt"]) {
 		t.Error("the CA changed on renewal")
 	}
+}
+
+func readSecret(t *testing.T, env *testenv.Env, ns, name string) *corev1.Secret {
+	t.Helper()
+	s := &corev1.Secret{}
+	if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, s); err != nil {
+		t.Fatalf("Secret %s: %v", name, err)
+	}
+	return s
 }
