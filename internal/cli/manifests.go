@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
@@ -29,7 +30,12 @@ func manifestsCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chartkeeper: invalid watches file %s:\n%s\n", *watchesFile, indent(err.Error()))
 		return ExitConfig
 	}
-	files, err := manifests.Files(ws)
+	samples, err := manifests.ReadSamples(filepath.Join(*dir, "samples"))
+	if err != nil {
+		fmt.Fprintf(stderr, "chartkeeper manifests: reading samples: %v\n", err)
+		return ExitFailure
+	}
+	files, err := manifests.Files(ws, samples)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper manifests: %v\n", err)
 		return ExitFailure

@@ -19,10 +19,15 @@ import (
 // releasedVerbs are what Helm and drift correction do to released objects.
 var releasedVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
 
+// Samples are custom resources' specs by kind, rendered besides a chart's
+// defaults to find the kinds it can release (optional parts off by default).
+type Samples map[schema.GroupVersionKind][]map[string]any
+
 // Role returns the ClusterRole the operator needs for these watches: its
 // custom resources, Helm's release Secrets, Events, and every kind the
-// charts render with their default values, each with exact verbs.
-func Role(ws []watches.Watch) (*rbacv1.ClusterRole, error) {
+// charts render with their default values and with each sample's spec,
+// each with exact verbs.
+func Role(ws []watches.Watch, samples Samples) (*rbacv1.ClusterRole, error) {
 	byGroup := map[string]map[string][]string{} // group -> resource -> verbs
 	add := func(group, resource string, verbs ...string) {
 		if byGroup[group] == nil {
@@ -35,12 +40,18 @@ func Role(ws []watches.Watch) (*rbacv1.ClusterRole, error) {
 		add(w.Group, plural, "get", "list", "watch", "update", "patch")
 		add(w.Group, plural+"/status", "get", "update", "patch")
 		add(w.Group, plural+"/finalizers", "update")
-		kinds, err := renderedKinds(w.Chart)
-		if err != nil {
-			return nil, fmt.Errorf("%s: rendering chart %s with its defaults: %w", w, w.Chart.Metadata.Name, err)
-		}
-		for _, gk := range kinds {
-			add(gk.Group, Plural(gk.Kind), releasedVerbs...)
+		for i, vals := range append([]map[string]any{{}}, samples[w.GroupVersionKind()]...) {
+			kinds, err := renderedKinds(w.Chart, vals)
+			if err != nil {
+				what := "its defaults"
+				if i > 0 {
+					what = fmt.Sprintf("sample %d", i)
+				}
+				return nil, fmt.Errorf("%s: rendering chart %s with %s: %w", w, w.Chart.Metadata.Name, what, err)
+			}
+			for _, gk := range kinds {
+				add(gk.Group, Plural(gk.Kind), releasedVerbs...)
+			}
 		}
 	}
 	add("", "secrets", releasedVerbs...) // Helm's release storage
@@ -71,10 +82,10 @@ func Role(ws []watches.Watch) (*rbacv1.ClusterRole, error) {
 	return role, nil
 }
 
-// renderedKinds renders a chart with its default values (client-side) and
-// returns the kinds it produces.
-func renderedKinds(ch *chart.Chart) ([]schema.GroupKind, error) {
-	vals, err := chartutil.ToRenderValues(ch, map[string]any{}, chartutil.ReleaseOptions{Name: "rbac", Namespace: "default", IsInstall: true}, chartutil.DefaultCapabilities)
+// renderedKinds renders a chart with values over its defaults (client-side)
+// and returns the kinds it produces.
+func renderedKinds(ch *chart.Chart, spec map[string]any) ([]schema.GroupKind, error) {
+	vals, err := chartutil.ToRenderValues(ch, spec, chartutil.ReleaseOptions{Name: "rbac", Namespace: "default", IsInstall: true}, chartutil.DefaultCapabilities)
 	if err != nil {
 		return nil, err
 	}
