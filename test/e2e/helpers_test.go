@@ -162,3 +162,12 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -37,7 +37,7 @@ func TestWebAppSamples(t *testing.T) {
 	startOperator(t, env, watchesFile)
 	kubectl := filepath.Join(testenv.BinDir(), "kubectl")
 	t.Cleanup(func() {
-		_ = exec.Command(kubectl, "--kubeconfig", env.Kubeconfig, "-n", ns, "delete", "--wait", "--timeout=60s", "webapps", "--all").Run()
+		_ = exec.Command(kubectl, "--kubeconfig", env.Kubeconfig, "-n", ns, "delete", "--wait", "--timeout=60s", "webapps,etcdclusters", "--all").Run()
 	})
 	if out, err := exec.Command(kubectl, "--kubeconfig", env.Kubeconfig, "-n", ns, "apply", "-k",
 		filepath.Join(testenv.RepoRoot(), "config", "samples")).CombinedOutput(); err != nil {

@@ -1,0 +1,135 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/testenv"
+)
+
+var etcdGVK = schema.GroupVersionKind{Group: "apps.chartkeeper.dev", Version: "v1alpha1", Kind: "EtcdCluster"}
+
+// The EtcdCluster sample: StatefulSet, Services, TLS Secrets and PDB as
+// specified, Ready when the StatefulSet is; a size the chart refuses stalls
+// with a clear condition and leaves the running cluster alone.
+func TestEtcdClusterSample(t *testing.T) {
+	env := testenv.Cluster(t)
+	watchesFile := filepath.Join(testenv.RepoRoot(), "watches.yaml")
+	installCRDs(t, env, watchesFile)
+	ns := env.Namespace(t)
+	startOperator(t, env, watchesFile)
+	ctx := context.Background()
+
+	sample := &unstructured.Unstructured{}
+	raw := readFile(t, filepath.Join(testenv.RepoRoot(), "config", "samples", "apps_v1alpha1_etcdcluster.yaml"))
+	if err := yaml.Unmarshal(raw, &sample.Object); err != nil {
+		t.Fatal(err)
+	}
+	sample.SetNamespace(ns)
+	if err := env.Client.Create(ctx, sample); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.Client.Delete(context.Background(), sample)
+		testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sample), &unstructured.Unstructured{Object: map[string]any{"apiVersion": etcdGVK.GroupVersion().String(), "kind": etcdGVK.Kind}}); err == nil {
+				return fmt.Errorf("EtcdCluster still there")
+			}
+			return nil
+		})
+	})
+
+	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(etcdGVK)
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sample), u); err != nil {
+			return err
+		}
+		s, err := api.StatusOf(u)
+		if err != nil {
+			return err
+		}
+
+		if c := condition(s, api.ConditionReady); c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("not ready: %+v", s.Conditions)
+		}
+		return nil
+	})
+	sts := &appsv1.StatefulSet{}
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "etcd-sample"}, sts); err != nil {
+		t.Fatal(err)
+	}
+	if *sts.Spec.Replicas != 3 || sts.Status.ReadyReplicas != 3 || sts.Spec.ServiceName != "etcd-sample-headless" {
+		t.Errorf("statefulset: replicas %d ready %d service %s", *sts.Spec.Replicas, sts.Status.ReadyReplicas, sts.Spec.ServiceName)
+	}
+	args := strings.Join(sts.Spec.Template.Spec.Containers[0].Command, " ")
+	for _, want := range []string{"--cert-file=", "--peer-cert-file=", "--client-cert-auth=true", "https://etcd-sample-0.etcd-sample-headless." + ns + ".svc:2380"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("etcd command lacks %q: %s", want, args)
+		}
+	}
+	for _, name := range []string{"etcd-sample", "etcd-sample-headless"} {
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &corev1.Service{}); err != nil {
+			t.Errorf("Service %s: %v", name, err)
+		}
+	}
+	for _, name := range []string{"etcd-sample-ca", "etcd-sample-tls-server", "etcd-sample-tls-peer", "etcd-sample-tls-client"} {
+		readSecret(t, env, ns, name)
+	}
+	pdb := &policyv1.PodDisruptionBudget{}
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "etcd-sample"}, pdb); err != nil || pdb.Spec.MinAvailable.IntValue() != 2 {
+		t.Errorf("PDB minAvailable %v (err %v), want 2", pdb.Spec.MinAvailable, err)
+	}
+	var pvcs corev1.PersistentVolumeClaimList
+	if err := env.Client.List(ctx, &pvcs, client.InNamespace(ns)); err != nil || len(pvcs.Items) != 3 {
+		t.Errorf("%d volume claims (err %v), want 3", len(pvcs.Items), err)
+	}
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(etcdGVK)
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sample), u); err != nil {
+			return err
+		}
+		s, _ := api.StatusOf(u)
+		if s.App["readyMembers"] != int64(3) || s.App["version"] != "3.6.16" {
+			return fmt.Errorf("status.app %v", s.App)
+		}
+		return nil
+	})
+
+	// Size 4 breaks the chart's schema: a clear condition, nothing touched.
+	gen := sts.Generation
+	if err := env.Client.Patch(ctx, sample, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"size":4}}`))); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(etcdGVK)
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sample), u); err != nil {
+			return err
+		}
+		s, _ := api.StatusOf(u)
+		if c := condition(s, api.ConditionStalled); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "must be one of 1, 3, 5, 7") {
+			return fmt.Errorf("conditions %+v", s.Conditions)
+		}
+		return nil
+	})
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "etcd-sample"}, sts); err != nil || sts.Generation != gen {
+		t.Errorf("the StatefulSet was touched: generation %d -> %d (err %v)", gen, sts.Generation, err)
+	}
+}
