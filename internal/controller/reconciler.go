@@ -36,6 +36,20 @@ type Reconciler struct {
 	// releases maps release keys to their custom resources, for events on
 	// release Secrets.
 	releases sync.Map // "<ns>/<release>" -> types.NamespacedName
+	// written holds the last status this process wrote per resource (UID).
+	// The status carries the remediation bookkeeping; a step must not start
+	// from an older copy the cache may still hold right after a write.
+	written sync.Map // types.UID -> api.Status
+}
+
+// statusOf returns the resource's status: the one this process last wrote,
+// or the cached one when it wrote none (after a start or a leader change).
+func (r *Reconciler) statusOf(obj *unstructured.Unstructured) (api.Status, error) {
+	if v, ok := r.written.Load(obj.GetUID()); ok {
+		st := v.(api.Status)
+		return *st.DeepCopy(), nil
+	}
+	return api.StatusOf(obj)
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -55,19 +69,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}
 
-	st, err := api.StatusOf(obj)
+	st, err := r.statusOf(obj)
 	if err != nil {
 		r.log.Info("replacing an unreadable status", "resource", req.NamespacedName, "error", err.Error())
 	}
 	before := obj.DeepCopy()
+	if err := api.SetStatus(before, st); err != nil {
+		return ctrl.Result{}, err
+	}
 	orig := *st.DeepCopy()
 	defer func() {
 		if equality.Semantic.DeepEqual(orig, st) {
 			return
 		}
-		if err := r.patchStatus(ctx, before, st); err != nil && retErr == nil {
-			retErr = err
+		if err := r.patchStatus(ctx, before, st); err != nil {
+			if retErr == nil {
+				retErr = err
+			}
+			return
 		}
+		r.written.Store(obj.GetUID(), *st.DeepCopy())
 	}()
 
 	res, err := r.engine.Step(ctx, r.target, obj, &st)
@@ -83,6 +104,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	if res.Finished {
 		r.releases.Delete(ref.Namespace + "/" + ref.Name)
+		r.written.Delete(obj.GetUID())
 		return ctrl.Result{}, r.patchFinalizer(ctx, obj, false)
 	}
 	return ctrl.Result{RequeueAfter: r.requeueAfter(res)}, nil
