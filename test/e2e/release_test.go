@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
@@ -88,12 +87,10 @@ func TestReleaseLifecycle(t *testing.T) {
 	})
 
 	t.Run("edited object is restored", func(t *testing.T) {
-		dep := &appsv1.Deployment{}
-		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web"}, dep); err != nil {
-			t.Fatal(err)
-		}
-		dep.Spec.Replicas = ptr.To[int32](7)
-		if err := env.Client.Update(ctx, dep); err != nil {
+		// A hand edit, as kubectl scale or edit makes it (a patch: no conflict
+		// with the controllers updating the Deployment's status meanwhile).
+		dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+		if err := env.Client.Patch(ctx, dep, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":7}}`))); err != nil {
 			t.Fatal(err)
 		}
 		testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
