@@ -28,11 +28,7 @@ var etcdGVK = schema.GroupVersionKind{Group: "apps.chartkeeper.dev", Version: "v
 // specified, Ready when the StatefulSet is; a size the chart refuses stalls
 // with a clear condition and leaves the running cluster alone.
 func TestEtcdClusterSample(t *testing.T) {
-	env := testenv.Cluster(t)
-	watchesFile := filepath.Join(testenv.RepoRoot(), "watches.yaml")
-	installCRDs(t, env, watchesFile)
-	ns := env.Namespace(t)
-	startOperator(t, env, watchesFile)
+	env, ns := bundledFixture(t)
 	ctx := context.Background()
 
 	sample := &unstructured.Unstructured{}
@@ -55,12 +51,7 @@ func TestEtcdClusterSample(t *testing.T) {
 	})
 
 	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(etcdGVK)
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sample), u); err != nil {
-			return err
-		}
-		s, err := api.StatusOf(u)
+		_, s, err := getCR(ctx, env, etcdGVK, ns, sample.GetName())
 		if err != nil {
 			return err
 		}
@@ -100,12 +91,10 @@ func TestEtcdClusterSample(t *testing.T) {
 		t.Errorf("%d volume claims (err %v), want 3", len(pvcs.Items), err)
 	}
 	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(etcdGVK)
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sample), u); err != nil {
+		_, s, err := getCR(ctx, env, etcdGVK, ns, sample.GetName())
+		if err != nil {
 			return err
 		}
-		s, _ := api.StatusOf(u)
 		if s.App["readyMembers"] != int64(3) || s.App["version"] != "3.6.16" {
 			return fmt.Errorf("status.app %v", s.App)
 		}
@@ -118,12 +107,10 @@ func TestEtcdClusterSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(etcdGVK)
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sample), u); err != nil {
+		_, s, err := getCR(ctx, env, etcdGVK, ns, sample.GetName())
+		if err != nil {
 			return err
 		}
-		s, _ := api.StatusOf(u)
 		if c := condition(s, api.ConditionStalled); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "must be one of 1, 3, 5, 7") {
 			return fmt.Errorf("conditions %+v", s.Conditions)
 		}

@@ -101,13 +101,30 @@ func newApp(ns, name string, spec map[string]any) *unstructured.Unstructured {
 
 // getApp reads an App and its status.
 func getApp(ctx context.Context, env *testenv.Env, ns, name string) (*unstructured.Unstructured, api.Status, error) {
+	return getCR(ctx, env, appGVK, ns, name)
+}
+
+// getCR reads a custom resource of any kind and its status.
+func getCR(ctx context.Context, env *testenv.Env, gvk schema.GroupVersionKind, ns, name string) (*unstructured.Unstructured, api.Status, error) {
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(appGVK)
+	u.SetGroupVersionKind(gvk)
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
 		return nil, api.Status{}, err
 	}
 	st, err := api.StatusOf(u)
 	return u, st, err
+}
+
+// bundledFixture runs the operator with the repository's own watches.yaml
+// (the bundled charts) in a fresh namespace, its CRDs installed.
+func bundledFixture(t *testing.T) (*testenv.Env, string) {
+	t.Helper()
+	env := testenv.Cluster(t)
+	watchesFile := filepath.Join(testenv.RepoRoot(), "watches.yaml")
+	installCRDs(t, env, watchesFile)
+	ns := env.Namespace(t)
+	startOperator(t, env, watchesFile)
+	return env, ns
 }
 
 // condition returns a condition of the status, or an empty one.

@@ -30,11 +30,7 @@ var webAppGVK = schema.GroupVersionKind{Group: "apps.chartkeeper.dev", Version: 
 // spec change scales the Deployment, and a spec the chart's schema rejects
 // stalls without touching what runs.
 func TestWebAppSamples(t *testing.T) {
-	env := testenv.Cluster(t)
-	watchesFile := filepath.Join(testenv.RepoRoot(), "watches.yaml")
-	installCRDs(t, env, watchesFile)
-	ns := env.Namespace(t)
-	startOperator(t, env, watchesFile)
+	env, ns := bundledFixture(t)
 	kubectl := filepath.Join(testenv.BinDir(), "kubectl")
 	t.Cleanup(func() {
 		_ = exec.Command(kubectl, "--kubeconfig", env.Kubeconfig, "-n", ns, "delete", "--wait", "--timeout=60s", "webapps,etcdclusters", "--all").Run()
@@ -45,13 +41,7 @@ func TestWebAppSamples(t *testing.T) {
 	}
 	ctx := context.Background()
 	webStatus := func(ctx context.Context, name string) (*unstructured.Unstructured, api.Status, error) {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(webAppGVK)
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
-			return nil, api.Status{}, err
-		}
-		st, err := api.StatusOf(u)
-		return u, st, err
+		return getCR(ctx, env, webAppGVK, ns, name)
 	}
 	waitWebReady := func(name string, replicas int32) {
 		t.Helper()
