@@ -19,6 +19,7 @@ const usage = `chartkeeper: keeps one Helm release per custom resource.
 Usage:
   chartkeeper run [flags]     run the operator (see "chartkeeper run -h")
   chartkeeper manifests       generate CRDs and RBAC from watches.yaml into config/
+  chartkeeper etcd-restore    seed an EtcdCluster member from a backup (runs in its Pod)
   chartkeeper version         print the version
 `
 
@@ -34,6 +35,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runCommand(args[1:], stdout, stderr)
 	case "manifests":
 		return manifestsCommand(args[1:], stdout, stderr)
+	case "etcd-restore":
+		return etcdRestoreCommand(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "chartkeeper", version.String())
 		return ExitOK

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/chartkeeper/chartkeeper/internal/apps"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
@@ -35,7 +36,12 @@ func manifestsCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chartkeeper manifests: reading samples: %v\n", err)
 		return ExitFailure
 	}
-	files, err := manifests.Files(ws, samples)
+	reg, err := newRegistry(ws, apps.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "chartkeeper manifests: %v\n", err)
+		return ExitConfig
+	}
+	files, err := manifests.Files(ws, samples, reg.Rules())
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper manifests: %v\n", err)
 		return ExitFailure

@@ -8,11 +8,13 @@ import (
 	"os"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/chartkeeper/chartkeeper/internal/apps"
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
 	"github.com/chartkeeper/chartkeeper/internal/operator"
 	"github.com/chartkeeper/chartkeeper/internal/version"
@@ -28,6 +30,7 @@ type runFlags struct {
 	leaderElect      bool
 	leaderElectionID string
 	leaderElectionNS string
+	etcdRestoreImage string
 	qps              float64
 	burst            int
 	zap              zap.Options
@@ -41,6 +44,7 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
 	fs.StringVar(&f.leaderElectionID, "leader-election-id", "chartkeeper-leader.chartkeeper.dev", "name of the leader election Lease")
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election Lease (default: the operator's own)")
+	fs.StringVar(&f.etcdRestoreImage, "etcd-restore-image", envOr("ETCD_RESTORE_IMAGE", ""), "image that runs `chartkeeper etcd-restore` in restored EtcdClusters (env ETCD_RESTORE_IMAGE; default: the operator's release image)")
 	fs.Float64Var(&f.qps, "kube-api-qps", 50, "steady requests per second to the API server")
 	fs.IntVar(&f.burst, "kube-api-burst", 100, "request burst to the API server")
 	f.zap = zap.Options{Development: false}
@@ -78,15 +82,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return ExitConfig
 	}
 	cfg.QPS, cfg.Burst = float32(f.qps), f.burst
-	reg := hooks.NewRegistry()
-	for _, w := range ws {
-		if err := reg.Add(w.GroupVersionKind().GroupKind(), hooks.FromWatch(w)...); err != nil {
-			fmt.Fprintf(stderr, "chartkeeper: hooks of %s: %v\n", w, err)
-			return ExitConfig
-		}
-	}
-	if err := hooks.Register(reg); err != nil {
-		fmt.Fprintf(stderr, "chartkeeper: registering hooks: %v\n", err)
+	reg, err := newRegistry(ws, apps.Options{EtcdRestoreImage: f.etcdRestoreImage})
+	if err != nil {
+		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)
 		return ExitConfig
 	}
 	op, err := operator.New(cfg, ws,
@@ -138,4 +136,22 @@ func envOr(key, def string) string {
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// newRegistry attaches each watch's built-in hooks (watches.yaml), then the
+// bundled Go hooks of the watched kinds.
+func newRegistry(ws []watches.Watch, o apps.Options) (*hooks.Registry, error) {
+	reg := hooks.NewRegistry()
+	kinds := map[schema.GroupKind]bool{}
+	for _, w := range ws {
+		gk := w.GroupVersionKind().GroupKind()
+		kinds[gk] = true
+		if err := reg.Add(gk, hooks.FromWatch(w)...); err != nil {
+			return nil, fmt.Errorf("hooks of %s: %w", w, err)
+		}
+	}
+	if err := apps.Register(reg, func(gk schema.GroupKind) bool { return kinds[gk] }, o); err != nil {
+		return nil, fmt.Errorf("registering hooks: %w", err)
+	}
+	return reg, nil
 }

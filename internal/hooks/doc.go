@@ -21,7 +21,8 @@
 // reconcile after a duration. A hook may write into the resource's
 // status.app (Request.AppStatus), which is persisted with the status.
 //
-// Hooks are registered per kind in one place, Register in register.go.
+// Built-in hooks are turned on per watch in watches.yaml (FromWatch); Go
+// hooks are attached per kind in one place, apps.Register.
 // Adapters in hop.go run hooks and translators written for
 // operator-framework's helm-operator-plugins unchanged.
 package hooks

@@ -6,7 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"maps"
+	"slices"
+	"strings"
+
 	"helm.sh/helm/v3/pkg/chartutil"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -50,6 +55,25 @@ func (r *Registry) For(gk schema.GroupKind) Chain {
 		return nil
 	}
 	return r.byKind[gk]
+}
+
+// Permissions is implemented by a hook that needs API access beyond the
+// chart's own objects; the generated ClusterRole includes its rules.
+type Permissions interface {
+	Rules() []rbacv1.PolicyRule
+}
+
+// Rules returns the rules every registered hook asks for.
+func (r *Registry) Rules() []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	for _, gk := range slices.SortedFunc(maps.Keys(r.byKind), func(a, b schema.GroupKind) int { return strings.Compare(a.String(), b.String()) }) {
+		for _, h := range r.byKind[gk] {
+			if p, ok := h.Impl.(Permissions); ok {
+				out = append(out, p.Rules()...)
+			}
+		}
+	}
+	return out
 }
 
 // Chain is the ordered hooks of one kind.

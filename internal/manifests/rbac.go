@@ -26,8 +26,8 @@ type Samples map[schema.GroupVersionKind][]map[string]any
 // Role returns the ClusterRole the operator needs for these watches: its
 // custom resources, Helm's release Secrets, Events, and every kind the
 // charts render with their default values and with each sample's spec,
-// each with exact verbs.
-func Role(ws []watches.Watch, samples Samples) (*rbacv1.ClusterRole, error) {
+// each with exact verbs, plus the extra rules of the Go hooks (hookRules).
+func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*rbacv1.ClusterRole, error) {
 	byGroup := map[string]map[string][]string{} // group -> resource -> verbs
 	add := func(group, resource string, verbs ...string) {
 		if byGroup[group] == nil {
@@ -51,6 +51,13 @@ func Role(ws []watches.Watch, samples Samples) (*rbacv1.ClusterRole, error) {
 			}
 			for _, gk := range kinds {
 				add(gk.Group, Plural(gk.Kind), releasedVerbs...)
+			}
+		}
+	}
+	for _, r := range hookRules {
+		for _, g := range r.APIGroups {
+			for _, res := range r.Resources {
+				add(g, res, r.Verbs...)
 			}
 		}
 	}

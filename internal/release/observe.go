@@ -45,6 +45,19 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 		return nil
 	}
 	if obj.GetDeletionTimestamp() == nil { // a resource being deleted needs no new values
+		if len(s.chain) > 0 {
+			// The user's spec is checked against the chart's schema before
+			// any hook acts on it: a hook must not change anything outside
+			// Helm (etcd membership, say) for a spec the chart refuses.
+			in, err := values.Compute(spec, t.Watch.OverrideValues)
+			if err == nil {
+				err = values.Validate(t.Watch.Chart, in)
+			}
+			if err != nil {
+				d.err = err
+				return nil
+			}
+		}
 		if spec, err = s.chain.Translate(ctx, s.hookRequest(), spec); err != nil {
 			return err
 		}

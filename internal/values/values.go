@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -104,9 +105,68 @@ func Digest(chartDigest string, vals chartutil.Values) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:DigestLength], nil
 }
 
+// runtimeDeepCopy copies JSON-like values. Values a Go hook computed may
+// hold Go types JSON decoding never makes (int, []string, ...): they are
+// normalised to their JSON forms (int64, float64, []any, map[string]any).
 func runtimeDeepCopy(in map[string]any) map[string]any {
 	if in == nil {
 		return map[string]any{}
 	}
-	return runtime.DeepCopyJSON(in)
+	return runtime.DeepCopyJSON(normalize(in).(map[string]any))
+}
+
+func normalize(v any) any {
+	switch t := v.(type) {
+	case nil, string, bool, int64, float64, json.Number:
+		return v
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = normalize(e)
+		}
+		return out
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return int64(rv.Uint())
+	case reflect.Float32, reflect.Float64:
+		return rv.Float()
+	case reflect.String:
+		return rv.String()
+	case reflect.Bool:
+		return rv.Bool()
+	case reflect.Slice, reflect.Array:
+		out := make([]any, rv.Len())
+		for i := range out {
+			out[i] = normalize(rv.Index(i).Interface())
+		}
+		return out
+	case reflect.Map:
+		if rv.Type().Key().Kind() == reflect.String {
+			out := make(map[string]any, rv.Len())
+			for _, k := range rv.MapKeys() {
+				out[k.String()] = normalize(rv.MapIndex(k).Interface())
+			}
+			return out
+		}
+	}
+	// Anything else (structs, pointers): through JSON.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return fmt.Sprint(v)
+	}
+	return normalize(out)
 }

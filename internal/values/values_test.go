@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -147,5 +148,23 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file (go test ./internal/values -update after checking):\n%s", name, got)
+	}
+}
+
+// Values from Go hooks may hold Go types JSON never produces.
+func TestComputeNormalisesGoTypes(t *testing.T) {
+	type s3 struct {
+		Bucket string `json:"bucket"`
+	}
+	in := map[string]any{"replicas": 3, "members": []int{0, 1}, "ratio": float32(0.5), "names": []string{"a"},
+		"labels": map[string]string{"k": "v"}, "store": s3{Bucket: "b"}}
+	out, err := Compute(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"replicas": int64(3), "members": []any{int64(0), int64(1)}, "ratio": float64(0.5), "names": []any{"a"},
+		"labels": map[string]any{"k": "v"}, "store": map[string]any{"bucket": "b"}}
+	if !reflect.DeepEqual(map[string]any(out), want) {
+		t.Fatalf("got %#v\nwant %#v", out, want)
 	}
 }

@@ -1,0 +1,77 @@
+package etcdcluster
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Addressing names the members of one cluster: member i is the Pod
+// <name>-<i> of the StatefulSet, reached at fixed URLs.
+type Addressing interface {
+	// MemberName is the etcd member name (the Pod name) of ordinal i.
+	MemberName(i int) string
+	// PeerURL and ClientURL are where member i listens.
+	PeerURL(i int) string
+	ClientURL(i int) string
+}
+
+// PodDNS addresses members by their stable DNS names behind the chart's
+// headless Service: <name>-<i>.<name>-headless.<namespace>.svc.
+type PodDNS struct {
+	Name, Namespace string
+	TLS             bool
+}
+
+func (a PodDNS) scheme() string {
+	if a.TLS {
+		return "https"
+	}
+	return "http"
+}
+
+func (a PodDNS) host(i int) string {
+	return fmt.Sprintf("%s-%d.%s-headless.%s.svc", a.Name, i, a.Name, a.Namespace)
+}
+
+// MemberName implements Addressing.
+func (a PodDNS) MemberName(i int) string { return fmt.Sprintf("%s-%d", a.Name, i) }
+
+// PeerURL implements Addressing.
+func (a PodDNS) PeerURL(i int) string { return fmt.Sprintf("%s://%s:2380", a.scheme(), a.host(i)) }
+
+// ClientURL implements Addressing.
+func (a PodDNS) ClientURL(i int) string { return fmt.Sprintf("%s://%s:2379", a.scheme(), a.host(i)) }
+
+// ordinalOf finds the ordinal whose peer URL the member has, or -1 for a
+// member that is not one of the StatefulSet's (added by hand).
+func ordinalOf(a Addressing, m Member, limit int) int {
+	if i := nameOrdinal(a, m.Name); i >= 0 {
+		return i
+	}
+	for i := 0; i < limit; i++ {
+		for _, u := range m.PeerURLs {
+			if u == a.PeerURL(i) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// nameOrdinal parses "<name>-<i>" for the Addressing's name.
+func nameOrdinal(a Addressing, name string) int {
+	if name == "" {
+		return -1
+	}
+	base := strings.TrimSuffix(a.MemberName(0), "0")
+	rest, ok := strings.CutPrefix(name, base)
+	if !ok {
+		return -1
+	}
+	i, err := strconv.Atoi(rest)
+	if err != nil || i < 0 || a.MemberName(i) != name {
+		return -1
+	}
+	return i
+}
