@@ -112,36 +112,48 @@ func (h *Hook) observe(ctx context.Context, req hooks.Request, vals map[string]a
 		return nil, err
 	}
 	ns, rel := req.ReleaseNamespace, req.ReleaseName
-	secure := tlsOn(vals)
-	if _, ok := vals["tls"]; ok {
-		h.secure.Store(req.Object.GetUID(), secure)
-	} else if v, ok := h.secure.Load(req.Object.GetUID()); ok {
-		secure = v.(bool)
-	}
+	secure := h.isSecure(req, vals)
 	cl := &cluster{spec: spec, addr: h.address(setName(rel), ns, secure)}
 	cl.obs = Observed{Spec: Spec{Size: spec.Size, Version: spec.Version, Restore: spec.Restore != nil}, Volumes: readApp(req.AppStatus).Volumes}
 	if cl.obs.Set, err = observeSet(ctx, req.Client, ns, rel); err != nil || cl.obs.Set == nil {
 		return cl, err
 	}
-	var tc *tls.Config
-	if secure {
-		if tc, err = clientTLS(ctx, req.Client, ns, rel); err != nil {
-			cl.obs.Reach = err
-			return cl, nil
-		}
-	}
-	eps := make([]string, 0, cl.obs.Set.Replicas)
-	for i := range max(cl.obs.Set.Replicas, 1) {
-		eps = append(eps, cl.addr.ClientURL(i))
-	}
-	if cl.c, err = h.dial()(ctx, eps, tc); err != nil {
-		cl.obs.Reach = err
+	if cl.c, cl.obs.Reach = h.connect(ctx, req, cl.addr, secure, cl.obs.Set.Replicas); cl.obs.Reach != nil {
 		return cl, nil
 	}
 	sctx, cancel := context.WithTimeout(ctx, 2*DialTimeout)
 	defer cancel()
 	cl.obs.Members, cl.obs.Status, cl.obs.Reach = Survey(sctx, cl.c)
 	return cl, nil
+}
+
+// isSecure reports whether the release serves TLS: from the TLS hook's
+// values when Translate has them, else as the last Translate found.
+func (h *Hook) isSecure(req hooks.Request, vals map[string]any) bool {
+	if _, ok := vals["tls"]; ok {
+		secure := tlsOn(vals)
+		h.secure.Store(req.Object.GetUID(), secure)
+		return secure
+	}
+	v, _ := h.secure.Load(req.Object.GetUID())
+	secure, _ := v.(bool)
+	return secure
+}
+
+// connect dials the client URLs of the first n members.
+func (h *Hook) connect(ctx context.Context, req hooks.Request, addr Addressing, secure bool, n int) (Client, error) {
+	var tc *tls.Config
+	if secure {
+		var err error
+		if tc, err = clientTLS(ctx, req.Client, req.ReleaseNamespace, req.ReleaseName); err != nil {
+			return nil, err
+		}
+	}
+	eps := make([]string, 0, n)
+	for i := range max(n, 1) {
+		eps = append(eps, addr.ClientURL(i))
+	}
+	return h.dial()(ctx, eps, tc)
 }
 
 // Translate implements hooks.Translator: it decides the next step, makes
@@ -278,21 +290,20 @@ func (h *Hook) backupIfDue(ctx context.Context, req hooks.Request, spec ClusterS
 }
 
 func (h *Hook) backup(ctx context.Context, req hooks.Request, spec ClusterSpec, now time.Time) (BackupRecord, error) {
-	vals, _, _ := unstructured.NestedMap(req.Object.Object, "spec")
-	cl, err := h.observe(ctx, req, vals)
+	// Translate has just read the cluster this step: dial the members it
+	// listed, without reading Kubernetes again.
+	secure := h.isSecure(req, nil)
+	c, err := h.connect(ctx, req, h.address(setName(req.ReleaseName), req.ReleaseNamespace, secure), secure, len(readApp(req.AppStatus).Members))
 	if err != nil {
-		return BackupRecord{}, err
+		return BackupRecord{}, fmt.Errorf("etcd does not answer: %w", err)
 	}
-	defer cl.Close()
-	if cl.c == nil || cl.obs.Reach != nil {
-		return BackupRecord{}, fmt.Errorf("etcd does not answer: %v", cl.obs.Reach)
-	}
+	defer c.Close()
 	store, err := h.openStore(ctx, req, spec.Backup.S3)
 	if err != nil {
 		return BackupRecord{}, err
 	}
 	key := BackupKey(req.ReleaseNamespace, req.Object.GetName(), now)
-	rec, err := TakeBackup(ctx, cl.c, store, key, h.tempDir(), now)
+	rec, err := TakeBackup(ctx, c, store, key, h.tempDir(), now)
 	if err != nil {
 		return rec, err
 	}
