@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the local control plane's binaries into bin/ from the pinned tools
-# module (hack/tools/go.mod): etcd, kube-apiserver, kube-controller-manager,
+# module (hack/tools/go.mod): etcd, etcdctl, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubectl and kwok; the helm CLI from the operator's own
 # go.mod (the same Helm version the operator links); and bin/kwok-stages.yaml,
 # kwok's node, pod and volume stages taken from the pinned kwok module.
@@ -14,7 +14,7 @@ mkdir -p "$bin"
 stamp="$bin/.tools-stamp"
 want=$(cat "$root/hack/tools/go.mod" "$root/hack/tools/go.sum" "$root/go.mod" "$root/go.sum" "$0" | sha256sum | cut -d' ' -f1)
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
-  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm kwok-stages.yaml; do
+  for b in etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm kwok-stages.yaml; do
     [[ -e "$bin/$b" ]] || { want="rebuild"; break; }
   done
   if [[ "$want" != "rebuild" ]]; then echo "tools: bin/ is up to date"; exit 0; fi

@@ -5,6 +5,7 @@
 //	devcluster up      [--dir .cluster] [--bin bin] [--nodes 3] [--pods-per-node 1000] [--apiserver-port 0] ...
 //	devcluster down    [--dir .cluster] [--purge]
 //	devcluster status  [--dir .cluster]
+//	devcluster etcd-pods [--dir .cluster] [--bin bin]
 package main
 
 import (
@@ -19,7 +20,11 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
 	"github.com/chartkeeper/chartkeeper/internal/devcluster"
+	"github.com/chartkeeper/chartkeeper/internal/etcdpods"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -29,6 +34,8 @@ const usage = `usage: devcluster <up|down|status> [flags]
   up       start the local cluster (or reuse the running one) and print how to use it
   down     stop exactly the processes "up" started; --purge also deletes the state directory
   status   show each component's process and health
+  etcd-pods  run a real etcd process on 127.0.0.1 for each EtcdCluster Pod
+           (kwok starts no containers); until Ctrl-C, which stops them
 
 Run "devcluster <command> -h" for the flags of a command.
 `
@@ -59,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "down":
 		fs.BoolVar(&purge, "purge", false, "also delete the state directory")
 	case "status":
+	case "etcd-pods":
+		fs.StringVar(&cfg.BinDir, "bin", "bin", "directory holding etcd and chartkeeper")
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -98,6 +107,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		fmt.Fprintf(stdout, "Local cluster in %s stopped.\n", *dir)
+	case "etcd-pods":
+		return runEtcdPods(ctx, *dir, cfg.BinDir, stdout, stderr)
 	case "status":
 		sts, exists, err := devcluster.Status(ctx, *dir)
 		if err != nil {
@@ -114,6 +125,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return 3
 			}
 		}
+	}
+	return 0
+}
+
+// runEtcdPods runs the etcdpods.Runner on the local cluster in dir.
+func runEtcdPods(ctx context.Context, dir, bin string, stdout, stderr io.Writer) int {
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "admin.kubeconfig"))
+	if err != nil {
+		fmt.Fprintf(stderr, "devcluster etcd-pods: no local cluster in %s: %v\n", dir, err)
+		return 1
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "devcluster etcd-pods: %v\n", err)
+		return 1
+	}
+	r := &etcdpods.Runner{Client: cs, EtcdBin: filepath.Join(bin, "etcd"), ChartkeeperBin: filepath.Join(bin, "chartkeeper"),
+		Dir: filepath.Join(dir, "etcd-pods"), Log: stdout}
+	fmt.Fprintf(stdout, "etcd-pods: running EtcdCluster members of %s on 127.0.0.1 (data and logs in %s); Ctrl-C stops them\n", dir, r.Dir)
+	if err := r.Run(ctx); err != nil {
+		fmt.Fprintf(stderr, "devcluster etcd-pods: %v\n", err)
+		return 1
 	}
 	return 0
 }

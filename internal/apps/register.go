@@ -15,6 +15,10 @@ type Options struct {
 	// EtcdRestoreImage is the image of a restored EtcdCluster's restore
 	// init container (default etcdcluster.DefaultRestoreImage).
 	EtcdRestoreImage string
+	// EtcdLoopback addresses EtcdCluster members on 127.0.0.1
+	// (etcdcluster.Loopback) instead of their Pod DNS names: for the local
+	// cluster, where `devcluster etcd-pods` runs them.
+	EtcdLoopback bool
 }
 
 // Register adds the bundled kinds' Go hooks, one line per hook in the
@@ -25,7 +29,13 @@ type Options struct {
 // A kind the watches do not name is skipped.
 func Register(r *hooks.Registry, watched func(schema.GroupKind) bool, o Options) error {
 	if watched(EtcdCluster) {
-		if err := r.Add(EtcdCluster, hooks.Hook{Name: "etcd", Impl: &etcdcluster.Hook{RestoreImage: o.EtcdRestoreImage}}); err != nil {
+		h := &etcdcluster.Hook{RestoreImage: o.EtcdRestoreImage}
+		if o.EtcdLoopback {
+			h.Address = func(name, ns string, _ bool) etcdcluster.Addressing {
+				return etcdcluster.Loopback{Name: name, Namespace: ns}
+			}
+		}
+		if err := r.Add(EtcdCluster, hooks.Hook{Name: "etcd", Impl: h}); err != nil {
 			return err
 		}
 	}

@@ -31,6 +31,7 @@ type runFlags struct {
 	leaderElectionID string
 	leaderElectionNS string
 	etcdRestoreImage string
+	etcdAddressing   string
 	qps              float64
 	burst            int
 	zap              zap.Options
@@ -44,6 +45,7 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
 	fs.StringVar(&f.leaderElectionID, "leader-election-id", "chartkeeper-leader.chartkeeper.dev", "name of the leader election Lease")
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election Lease (default: the operator's own)")
+	fs.StringVar(&f.etcdAddressing, "etcd-member-addressing", "pod-dns", `how the etcd hook reaches EtcdCluster members: "pod-dns" (in a cluster) or "loopback" (the local cluster with devcluster etcd-pods)`)
 	fs.StringVar(&f.etcdRestoreImage, "etcd-restore-image", envOr("ETCD_RESTORE_IMAGE", ""), "image that runs `chartkeeper etcd-restore` in restored EtcdClusters (env ETCD_RESTORE_IMAGE; default: the operator's release image)")
 	fs.Float64Var(&f.qps, "kube-api-qps", 50, "steady requests per second to the API server")
 	fs.IntVar(&f.burst, "kube-api-burst", 100, "request burst to the API server")
@@ -82,7 +84,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return ExitConfig
 	}
 	cfg.QPS, cfg.Burst = float32(f.qps), f.burst
-	reg, err := newRegistry(ws, apps.Options{EtcdRestoreImage: f.etcdRestoreImage})
+	if f.etcdAddressing != "pod-dns" && f.etcdAddressing != "loopback" {
+		fmt.Fprintf(stderr, "chartkeeper: --etcd-member-addressing must be pod-dns or loopback, got %q\n", f.etcdAddressing)
+		return ExitConfig
+	}
+	reg, err := newRegistry(ws, apps.Options{EtcdRestoreImage: f.etcdRestoreImage, EtcdLoopback: f.etcdAddressing == "loopback"})
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)
 		return ExitConfig

@@ -3,37 +3,17 @@ package etcdcluster
 import (
 	"context"
 	"errors"
-	"net"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/chartkeeper/chartkeeper/internal/etcdcluster/etcdtest"
 )
 
 // s3Server serves an in-memory S3 API on 127.0.0.1 with one bucket.
 func s3Server(t *testing.T, bucket string) S3Config {
-	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket(bucket); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(gofakes3.New(backend).Server())
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Config.ReadHeaderTimeout = 5 * time.Second
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return S3Config{Endpoint: l.Addr().String(), Bucket: bucket, Prefix: "etcd", Insecure: true}
+	return S3Config{Endpoint: etcdtest.S3(t, bucket), Bucket: bucket, Prefix: "etcd", Insecure: true}
 }
 
 // TestSnapshotRestoresIntoFreshMember backs up a real 3-member cluster to

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,8 +45,9 @@ type Hook struct {
 	// RestoreImage runs `chartkeeper etcd-restore` in a restored cluster's
 	// first Pod (default: the operator's own image).
 	RestoreImage string
-	// PollInterval is how often a healthy cluster's status is refreshed
-	// (default 30 s); changes in progress are followed every 2 s.
+	// PollInterval is how often a healthy or unreachable cluster's status
+	// is refreshed (default 30 s); changes in progress and unhealthy
+	// members are followed every 2 s.
 	PollInterval time.Duration
 	// TempDir buffers snapshots before upload ("" for os.TempDir).
 	TempDir string
@@ -78,7 +80,7 @@ func (h *Hook) address(name, ns string, tlsOn bool) Addressing {
 // Rules are the permissions the hook needs beyond the chart's objects.
 func (h *Hook) Rules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
-		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "delete"}},
 		{APIGroups: []string{""}, Resources: []string{"persistentvolumeclaims"}, Verbs: []string{"get", "list", "watch", "delete"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"statefulsets"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}},
@@ -143,7 +145,7 @@ func (h *Hook) isSecure(req hooks.Request, vals map[string]any) bool {
 // connect dials the client URLs of the first n members.
 func (h *Hook) connect(ctx context.Context, req hooks.Request, addr Addressing, secure bool, n int) (Client, error) {
 	var tc *tls.Config
-	if secure {
+	if secure && strings.HasPrefix(addr.ClientURL(0), "https://") {
 		var err error
 		if tc, err = clientTLS(ctx, req.Client, req.ReleaseNamespace, req.ReleaseName); err != nil {
 			return nil, err
@@ -226,7 +228,8 @@ func (h *Hook) PostRelease(ctx context.Context, req hooks.Request, _ hooks.Relea
 		poll = 30 * time.Second
 	}
 	res := hooks.Result{RequeueAfter: poll}
-	if !(Plan{Phase: st.Phase}).Done() {
+	// Follow a change in progress, or members not (yet) healthy, closely.
+	if !(Plan{Phase: st.Phase}).Done() || st.Health == "Degraded" || st.Health == "Unavailable" {
 		res.RequeueAfter = progressInterval
 	}
 	vals, _, _ := unstructured.NestedMap(req.Object.Object, "spec")

@@ -93,14 +93,19 @@ func suffixOrdinal(base, name string) int {
 	return i
 }
 
-// deleteVolume deletes the PVC of ordinal i, so the member added there
-// starts empty.
+// deleteVolume deletes the PVC of ordinal i and then its Pod (which keeps
+// the claim until it goes), so the StatefulSet makes both anew and the
+// member added there starts empty.
 func deleteVolume(c client.Client, ns, release string) func(context.Context, int) error {
 	return func(ctx context.Context, i int) error {
 		pvc := &corev1.PersistentVolumeClaim{}
 		pvc.Namespace, pvc.Name = ns, volumeName(setName(release), i)
-		if err := c.Delete(ctx, pvc); err != nil && !apierrors.IsNotFound(err) {
-			return err
+		pod := &corev1.Pod{}
+		pod.Namespace, pod.Name = ns, fmt.Sprintf("%s-%d", setName(release), i)
+		for _, obj := range []client.Object{pvc, pod} {
+			if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
 		}
 		return nil
 	}

@@ -66,9 +66,10 @@ type Observed struct {
 	Members []Member
 	Status  map[uint64]EndpointStatus
 	Reach   error
-	// Volumes are the PVC UIDs recorded for members when they were healthy,
-	// by member name: a different UID now means the volume was lost.
-	Volumes map[string]string
+	// Volumes are the claims members were first seen healthy on, by
+	// member name (RecordVolumes): a different claim now means the volume
+	// was lost.
+	Volumes map[string]VolumeRecord
 }
 
 // ActionKind is the one membership change a plan makes.
@@ -88,8 +89,8 @@ type Action struct {
 	Ordinal int
 	// ID of the member to remove.
 	ID uint64
-	// DeleteVolume: the ordinal's old PVC must go before it rejoins (its
-	// data belongs to a removed member).
+	// DeleteVolume: the ordinal's old PVC (and its Pod, if any) must go
+	// before it rejoins: its data belongs to a removed member.
 	DeleteVolume bool
 }
 
@@ -258,9 +259,7 @@ func pending(o Observed) string {
 func replaceLost(v view, p Plan) (Plan, bool) {
 	for _, i := range v.ords {
 		m := v.byOrd[i]
-		rec := v.o.Volumes[v.a.MemberName(i)]
-		now := v.o.Set.pod(i).Volume
-		if rec == "" || rec == now || v.memberHealthy(i) {
+		if !v.volumeLost(i) || v.memberHealthy(i) {
 			continue
 		}
 		p.Action = Action{Kind: ActionRemove, Ordinal: i, ID: m.ID}
@@ -282,9 +281,11 @@ func fillHole(v view, p Plan) (Plan, bool) {
 			p.Phase, p.Message = PhaseReplacing, fmt.Sprintf("member %s waits to be added back until the others are healthy (%s)", v.a.MemberName(i), strings.Join(v.unhealth, ", "))
 			return p, true
 		}
-		p.Action = Action{Kind: ActionAdd, Ordinal: i}
+		// Its volume goes too: a Pod that crashed on it while the old
+		// member was still listed may have written the old identity there.
+		p.Action = Action{Kind: ActionAdd, Ordinal: i, DeleteVolume: true}
 		p.Members = insert(p.Members, i)
-		p.Phase, p.Message = PhaseReplacing, fmt.Sprintf("adding member %s back", v.a.MemberName(i))
+		p.Phase, p.Message = PhaseReplacing, fmt.Sprintf("adding member %s back with an empty volume", v.a.MemberName(i))
 		return p, true
 	}
 	return p, false

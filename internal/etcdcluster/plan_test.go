@@ -2,6 +2,7 @@ package etcdcluster
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -101,7 +102,7 @@ func TestDecide(t *testing.T) {
 		{name: "lost volume removes the member", o: func() Observed {
 			s := set3()
 			s.Pods[1].Volume = "new"
-			return Observed{Spec: Spec{Size: 3, Version: v1}, Set: s, Members: ms, Status: unhealthy(2), Volumes: map[string]string{"e-0": "v", "e-1": "v", "e-2": "v"}}
+			return Observed{Spec: Spec{Size: 3, Version: v1}, Set: s, Members: ms, Status: unhealthy(2), Volumes: map[string]VolumeRecord{"e-0": {"1", "v"}, "e-1": {"2", "v"}, "e-2": {"3", "v"}}}
 		}(), phase: PhaseReplacing, action: ActionRemove, check: func(t *testing.T, p Plan) {
 			if p.Action.ID != 2 {
 				t.Errorf("%+v", p)
@@ -144,5 +145,28 @@ func TestSpecFrom(t *testing.T) {
 	}
 	if cfg, _ := s.restoreStore(); cfg.Bucket != "bkt" {
 		t.Fatalf("restore store defaults to backup.s3: %+v", cfg)
+	}
+}
+
+// A member's record does not follow a new claim while its ID stays (the old
+// process may still answer after its claim was replaced); a new ID is
+// recorded once healthy; removed members are dropped.
+func TestRecordVolumes(t *testing.T) {
+	a := PodDNS{Name: "e", Namespace: "ns"}
+	ms, st := cluster3(a)
+	s := set3()
+	s.Pods[1].Volume = "replaced"
+	prev := map[string]VolumeRecord{"e-0": {"1", "v"}, "e-1": {"2", "v"}, "e-3": {"9", "v"}}
+	got := RecordVolumes(Observed{Spec: Spec{Size: 3, Version: v1}, Set: s, Members: ms, Status: st}, a, prev)
+	want := map[string]VolumeRecord{"e-0": {"1", "v"}, "e-1": {"2", "v"}, "e-2": {"3", "v"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	// Member 1 re-added under a new ID, healthy on the new claim.
+	ms[1].ID = 7
+	st[7] = EndpointStatus{MemberID: 7, Leader: 1}
+	got = RecordVolumes(Observed{Spec: Spec{Size: 3, Version: v1}, Set: s, Members: ms, Status: st}, a, got)
+	if got["e-1"] != (VolumeRecord{"7", "replaced"}) {
+		t.Fatalf("re-added member: %v", got["e-1"])
 	}
 }

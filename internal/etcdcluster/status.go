@@ -18,10 +18,11 @@ type AppStatus struct {
 	Leader  string         `json:"leader,omitempty"`
 	Version string         `json:"version,omitempty"`
 	Members []MemberStatus `json:"members,omitempty"`
-	// Volumes are the PVC UIDs of healthy members, to notice a lost volume.
-	Volumes             map[string]string `json:"volumes,omitempty"`
-	LastBackup          *BackupRecord     `json:"lastBackup,omitempty"`
-	LastScheduledBackup string            `json:"lastScheduledBackup,omitempty"`
+	// Volumes are the claims members were first seen healthy on, to
+	// notice a lost volume.
+	Volumes             map[string]VolumeRecord `json:"volumes,omitempty"`
+	LastBackup          *BackupRecord           `json:"lastBackup,omitempty"`
+	LastScheduledBackup string                  `json:"lastScheduledBackup,omitempty"`
 	// BackupRequest is the last backup annotation value acted on.
 	BackupRequest string `json:"backupRequest,omitempty"`
 	BackupError   string `json:"backupError,omitempty"`
@@ -34,7 +35,9 @@ type MemberStatus struct {
 	Healthy bool   `json:"healthy"`
 	Leader  bool   `json:"leader,omitempty"`
 	Version string `json:"version,omitempty"`
-	Error   string `json:"error,omitempty"`
+	// ClientURL is where the member serves clients.
+	ClientURL string `json:"clientURL,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 var appKeys = []string{"phase", "message", "health", "leader", "version", "members", "volumes", "lastBackup", "lastScheduledBackup", "backupRequest", "backupError"}
@@ -91,6 +94,9 @@ func describe(s *AppStatus, o Observed, a Addressing, p Plan) {
 	var versions []string
 	for _, m := range o.Members {
 		ms := MemberStatus{Name: m.Name, ID: fmt.Sprintf("%x", m.ID)}
+		if len(m.ClientURLs) > 0 {
+			ms.ClientURL = m.ClientURLs[0]
+		}
 		if i := ordinalOf(a, m, len(o.Members)+o.Set.Replicas+8); i >= 0 {
 			ms.Name = a.MemberName(i)
 		}

@@ -2,6 +2,7 @@ package etcdcluster
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 )
@@ -75,3 +76,37 @@ func nameOrdinal(a Addressing, name string) int {
 	}
 	return i
 }
+
+// Loopback addresses the members of one cluster on 127.0.0.1, at ports
+// derived from its namespace and name: 16 ports (8 ordinals, client and
+// peer) in 20000-43999. It is for the local development cluster, where
+// `devcluster etcd-pods` runs a real etcd process for each kwok Pod; two
+// clusters may collide (1 in 1,500 per pair), which shows as a failed bind
+// in the member's log.
+type Loopback struct{ Name, Namespace string }
+
+// LoopbackOrdinals is how many ordinals Loopback has ports for.
+const LoopbackOrdinals = 8
+
+func (l Loopback) base() int {
+	h := fnv.New32a()
+	h.Write([]byte(l.Namespace + "/" + l.Name))
+	return 20000 + int(h.Sum32()%1500)*2*LoopbackOrdinals
+}
+
+// MemberName implements Addressing.
+func (l Loopback) MemberName(i int) string { return fmt.Sprintf("%s-%d", l.Name, i) }
+
+// ClientURL implements Addressing.
+func (l Loopback) ClientURL(i int) string {
+	return fmt.Sprintf("http://127.0.0.1:%d", l.base()+2*i)
+}
+
+// PeerURL implements Addressing.
+func (l Loopback) PeerURL(i int) string {
+	return fmt.Sprintf("http://127.0.0.1:%d", l.base()+2*i+1)
+}
+
+// MemberOrdinal parses the ordinal out of a member (Pod) name of the
+// cluster, or -1.
+func MemberOrdinal(a Addressing, name string) int { return nameOrdinal(a, name) }

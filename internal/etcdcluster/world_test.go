@@ -41,7 +41,7 @@ type world struct {
 	set      *Set
 	members  []int
 	state    string
-	recorded map[string]string
+	recorded map[string]VolumeRecord
 	plans    []Plan
 	// applyErrs are the membership changes etcd refused (e.g. removing a
 	// member within 5 s of another joining: "unhealthy cluster").
@@ -122,6 +122,17 @@ func (w *world) loseVolume(i int) {
 	w.volumes[i] = fmt.Sprintf("uid-%d", w.nextVol)
 }
 
+// deleteVolume deletes ordinal i's claim and Pod: the next sync starts it
+// on a new, empty volume.
+func (w *world) deleteVolume(_ context.Context, i int) error {
+	if p := w.procs[i]; p != nil {
+		_ = p.Kill()
+		delete(w.procs, i)
+	}
+	delete(w.volumes, i)
+	return nil
+}
+
 func (w *world) endpoints() []string {
 	var out []string
 	for i := range maxOrdinals {
@@ -173,7 +184,7 @@ func (w *world) step(ctx context.Context, spec Spec) Plan {
 	p := Decide(o, w.addr)
 	if c != nil {
 		defer c.Close()
-		if err := Apply(ctx, c, w.addr, p, func(_ context.Context, i int) error { delete(w.volumes, i); return nil }); err != nil {
+		if err := Apply(ctx, c, w.addr, p, w.deleteVolume); err != nil {
 			// As the hook does: report, render nothing, try again later.
 			w.applyErrs = append(w.applyErrs, err)
 			p.Phase, p.Message = PhaseHalted, err.Error()

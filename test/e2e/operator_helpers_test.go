@@ -92,8 +92,13 @@ func appFixture(t *testing.T, watchesFile string, extra ...string) (*testenv.Env
 
 // newApp returns an App custom resource with spec.
 func newApp(ns, name string, spec map[string]any) *unstructured.Unstructured {
+	return newCR(appGVK, ns, name, spec)
+}
+
+// newCR returns a custom resource of any kind with spec.
+func newCR(gvk schema.GroupVersionKind, ns, name string, spec map[string]any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetGroupVersionKind(appGVK)
+	u.SetGroupVersionKind(gvk)
 	u.SetNamespace(ns)
 	u.SetName(name)
 	return u
