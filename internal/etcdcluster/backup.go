@@ -70,14 +70,7 @@ func TakeBackup(ctx context.Context, c Client, store Store, key, tmpDir string, 
 	if err := store.Put(ctx, key, f, size); err != nil {
 		return BackupRecord{}, err
 	}
-	// The server names its version in the stream once the cluster version
-	// is settled; a cluster that just formed may not say yet, and then the
-	// snapshot's own storage version tells.
-	version := snap.Version
-	if version == "" {
-		version = st.Version
-	}
-	return BackupRecord{Key: key, Time: now.UTC().Format(time.RFC3339), Size: size, Revision: st.Revision, Keys: st.TotalKey, Version: version}, nil
+	return BackupRecord{Key: key, Time: now.UTC().Format(time.RFC3339), Size: size, Revision: st.Revision, Keys: st.TotalKey, Version: snap.Version}, nil
 }
 
 // ParseSchedule parses a standard 5-field cron schedule (or a descriptor

@@ -43,7 +43,8 @@ func (s EndpointStatus) Healthy() bool { return s.Err == nil && s.Leader != 0 &&
 // Snapshot is a point-in-time copy of the keyspace being streamed.
 type Snapshot struct {
 	io.ReadCloser
-	// Version is the etcd version that produced it.
+	// Version is the etcd version that produced it (the server's, or a
+	// member's when the server does not say yet).
 	Version string
 }
 
@@ -133,7 +134,18 @@ func (v *v3Client) Snapshot(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("starting snapshot: %w", err)
 	}
-	return Snapshot{ReadCloser: resp.Snapshot, Version: resp.Version}, nil
+	version := resp.Version
+	// A cluster that just formed may not name its version in the stream
+	// yet (its cluster version is not settled); the members' own do.
+	for _, ep := range v.c.Endpoints() {
+		if version != "" {
+			break
+		}
+		if st := v.Status(ctx, ep); st.Err == nil {
+			version = st.Version
+		}
+	}
+	return Snapshot{ReadCloser: resp.Snapshot, Version: version}, nil
 }
 
 func (v *v3Client) Close() error { return v.c.Close() }
