@@ -124,5 +124,5 @@ func (correctDrift) run(ctx context.Context, s *step) (*helmrelease.Release, err
 			fix = append(fix, ob)
 		}
 	}
-	return nil, s.e.correct(ctx, fix)
+	return nil, s.e.correct(ctx, releaseKey(s.d.ref), fix)
 }

@@ -105,8 +105,10 @@ func comparable(u *unstructured.Unstructured) map[string]any {
 }
 
 // correct restores drifted objects by server-side apply of their released
-// form, creating the deleted ones.
-func (e *Engine) correct(ctx context.Context, objs []object) error {
+// form, creating the deleted ones. Each restored object's baseline is taken
+// from the apply's own answer, so an edit made right after the correction
+// is still seen as drift (a baseline read later could include it).
+func (e *Engine) correct(ctx context.Context, key string, objs []object) error {
 	for _, ob := range objs {
 		u := ob.Desired.DeepCopy()
 		u.SetResourceVersion("")
@@ -114,6 +116,8 @@ func (e *Engine) correct(ctx context.Context, objs []object) error {
 		if err := e.live.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.ForceOwnership, client.FieldOwner(api.FieldManager)); err != nil {
 			return fmt.Errorf("restoring %s: %w", ob, err)
 		}
+		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Generation: u.GetGeneration(), ResourceVersion: u.GetResourceVersion()}}
+		e.drift.baseline.set(key, u.GetUID(), marker(m))
 	}
 	return nil
 }

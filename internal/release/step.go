@@ -239,7 +239,9 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 			e.manifests.put(key, rel.Version, objs)
 		}
 	}
-	e.drift.markFresh(key, after)
+	if kind != ActionCorrectDrift { // a correction records its own baselines
+		e.drift.markFresh(key, after)
+	}
 	switch kind {
 	case ActionInstall, ActionUpgrade:
 		s.st.Failures, s.st.FailedDigest, s.st.LastFailureTime = 0, "", nil
