@@ -6,6 +6,7 @@
 //	devcluster down    [--dir .cluster] [--purge]
 //	devcluster status  [--dir .cluster]
 //	devcluster etcd-pods [--dir .cluster] [--bin bin]
+//	devcluster s3      [--dir .cluster] [--addr 127.0.0.1:9000] [--bucket etcd-backups]
 package main
 
 import (
@@ -36,6 +37,8 @@ const usage = `usage: devcluster <up|down|status> [flags]
   status   show each component's process and health
   etcd-pods  run a real etcd process on 127.0.0.1 for each EtcdCluster Pod
            (kwok starts no containers); until Ctrl-C, which stops them
+  s3       serve an S3 API on 127.0.0.1 for local backups (data in <dir>/s3.db);
+           a development stand-in for a real bucket, until Ctrl-C
 
 Run "devcluster <command> -h" for the flags of a command.
 `
@@ -50,6 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", ".cluster", "state directory (PKI, data, logs, kubeconfigs)")
 	var cfg devcluster.Config
 	var purge bool
+	var s3Addr, s3Bucket string
 	switch args[0] {
 	case "up":
 		fs.StringVar(&cfg.BinDir, "bin", "bin", "directory holding the control-plane binaries (make tools)")
@@ -68,6 +72,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "status":
 	case "etcd-pods":
 		fs.StringVar(&cfg.BinDir, "bin", "bin", "directory holding etcd and chartkeeper")
+	case "s3":
+		fs.StringVar(&s3Addr, "addr", "127.0.0.1:9000", "address to serve on (loopback only)")
+		fs.StringVar(&s3Bucket, "bucket", "etcd-backups", "bucket to create")
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -109,6 +116,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Local cluster in %s stopped.\n", *dir)
 	case "etcd-pods":
 		return runEtcdPods(ctx, *dir, cfg.BinDir, stdout, stderr)
+	case "s3":
+		return runS3(ctx, *dir, s3Addr, s3Bucket, stdout, stderr)
 	case "status":
 		sts, exists, err := devcluster.Status(ctx, *dir)
 		if err != nil {
