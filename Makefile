@@ -54,8 +54,23 @@ test: tools bin/devcluster lint ## Run every test against a fresh local cluster,
 	@TESTFLAGS="$(TESTFLAGS)" hack/test.sh
 
 .PHONY: manifests
-manifests: ## Generate CRDs and the manager ClusterRole under config/ from watches.yaml.
+manifests: ## Generate CRDs (schemas from the charts), the manager ClusterRole and missing samples under config/.
 	go run ./cmd/chartkeeper manifests
+
+# Chart packaging: make create-api CHART=path/to/chart-or.tgz GROUP=apps.example.com VERSION=v1alpha1 KIND=Memcached [HOOK=1]
+CHART ?=
+GROUP ?=
+VERSION ?= v1alpha1
+KIND ?=
+HOOK ?=
+
+.PHONY: create-api
+create-api: ## Package a chart as a new kind: CHART=dir|tgz GROUP=... VERSION=... KIND=... [HOOK=1 for a Go hook stub].
+	go run ./cmd/chartkeeper create-api --chart "$(CHART)" --group "$(GROUP)" --version "$(VERSION)" --kind "$(KIND)" $(if $(HOOK),--hook)
+
+.PHONY: images
+images: ## List every image the bundled charts release (for mirroring into an air-gapped registry).
+	@go run ./cmd/chartkeeper images
 
 .PHONY: verify-manifests
 verify-manifests: ## Fail if the generated manifests under config/ are stale.
@@ -68,6 +83,14 @@ install: tools ## Install the CRDs into the cluster of KUBECONFIG.
 .PHONY: uninstall
 uninstall: tools ## Remove the CRDs (and every custom resource) from the cluster of KUBECONFIG.
 	bin/kubectl delete --ignore-not-found -k config/crd
+
+.PHONY: deploy
+deploy: tools ## Deploy the operator (config/default: CRDs, RBAC, manager image IMG) to the cluster of KUBECONFIG.
+	bin/kubectl kustomize config/default | sed 's|image: chartkeeper:dev|image: $(IMG)|' | bin/kubectl apply -f -
+
+.PHONY: undeploy
+undeploy: tools ## Remove what deploy created (CRDs and every custom resource too) from the cluster of KUBECONFIG.
+	bin/kubectl kustomize config/default | bin/kubectl delete --ignore-not-found -f -
 
 .PHONY: lint
 lint: verify-manifests ## gofmt, go vet and the generated-files check.

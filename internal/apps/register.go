@@ -21,6 +21,10 @@ type Options struct {
 	EtcdLoopback bool
 }
 
+// registrations add the hooks of kinds packaged with `chartkeeper
+// create-api --hook`, one per kind, each from its own file's init.
+var registrations []func(r *hooks.Registry, watched func(schema.GroupKind) bool, o Options) error
+
 // Register adds the bundled kinds' Go hooks, one line per hook in the
 // order they run, e.g.
 //
@@ -36,6 +40,11 @@ func Register(r *hooks.Registry, watched func(schema.GroupKind) bool, o Options)
 			}
 		}
 		if err := r.Add(EtcdCluster, hooks.Hook{Name: "etcd", Impl: h}); err != nil {
+			return err
+		}
+	}
+	for _, add := range registrations {
+		if err := add(r, watched, o); err != nil {
 			return err
 		}
 	}

@@ -18,7 +18,9 @@ const usage = `chartkeeper: keeps one Helm release per custom resource.
 
 Usage:
   chartkeeper run [flags]     run the operator (see "chartkeeper run -h")
-  chartkeeper manifests       generate CRDs and RBAC from watches.yaml into config/
+  chartkeeper manifests       generate CRDs, RBAC and samples from watches.yaml into config/
+  chartkeeper create-api      package a chart as a new kind (chart, watch, CRD, RBAC, sample)
+  chartkeeper images          list the images the bundled charts release
   chartkeeper etcd-restore    seed an EtcdCluster member from a backup (runs in its Pod)
   chartkeeper version         print the version
 `
@@ -35,6 +37,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runCommand(args[1:], stdout, stderr)
 	case "manifests":
 		return manifestsCommand(args[1:], stdout, stderr)
+	case "create-api":
+		return createAPICommand(args[1:], stdout, stderr)
+	case "images":
+		return imagesCommand(args[1:], stdout, stderr)
 	case "etcd-restore":
 		return etcdRestoreCommand(args[1:], stdout, stderr)
 	case "version", "--version":

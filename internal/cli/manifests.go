@@ -5,46 +5,63 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/chartkeeper/chartkeeper/internal/apps"
+	"github.com/chartkeeper/chartkeeper/internal/crdschema"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
-// manifestsCommand generates (or, with --check, verifies) the CRDs and the
-// ClusterRole that follow from watches.yaml.
+// ConfigError is an invalid watches file: exit code ExitConfig.
+type ConfigError struct {
+	File string
+	Err  error
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("invalid watches file %s:\n%s", e.File, indent(e.Err.Error()))
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// GenerateManifests returns the files `chartkeeper manifests` writes under
+// configDir for the watches in watchesFile (see manifests.Generate), with
+// the permissions of the hooks this binary registers. A *ConfigError
+// means the watches file is invalid; a *manifests.BreakingError that a
+// chart's new schema breaks existing custom resources.
+func GenerateManifests(watchesFile, configDir string, o manifests.CRDOptions) (map[string][]byte, []crdschema.Warning, error) {
+	ws, err := watches.Load(watchesFile)
+	if err != nil {
+		return nil, nil, &ConfigError{File: watchesFile, Err: err}
+	}
+	reg, err := newRegistry(ws, apps.Options{})
+	if err != nil {
+		return nil, nil, &ConfigError{File: watchesFile, Err: err}
+	}
+	return manifests.Generate(configDir, ws, reg.Rules(), o)
+}
+
+// manifestsCommand generates (or, with --check, verifies) the CRDs, the
+// ClusterRole and missing samples that follow from watches.yaml.
 func manifestsCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chartkeeper manifests", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	watchesFile := fs.String("watches-file", "watches.yaml", "path of watches.yaml")
 	dir := fs.String("config-dir", "config", "kustomize config directory to write into")
 	check := fs.Bool("check", false, "write nothing; exit 1 if the generated files are not up to date")
+	allowBreaking := fs.Bool("allow-breaking", false, "write a CRD schema that breaks existing custom resources of the same version")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
 		}
 		return ExitConfig
 	}
-	ws, err := watches.Load(*watchesFile)
+	files, warns, err := GenerateManifests(*watchesFile, *dir, manifests.CRDOptions{AllowBreaking: *allowBreaking})
 	if err != nil {
-		fmt.Fprintf(stderr, "chartkeeper: invalid watches file %s:\n%s\n", *watchesFile, indent(err.Error()))
-		return ExitConfig
-	}
-	samples, err := manifests.ReadSamples(filepath.Join(*dir, "samples"))
-	if err != nil {
-		fmt.Fprintf(stderr, "chartkeeper manifests: reading samples: %v\n", err)
-		return ExitFailure
-	}
-	reg, err := newRegistry(ws, apps.Options{})
-	if err != nil {
-		fmt.Fprintf(stderr, "chartkeeper manifests: %v\n", err)
-		return ExitConfig
-	}
-	files, err := manifests.Files(ws, samples, reg.Rules())
-	if err != nil {
-		fmt.Fprintf(stderr, "chartkeeper manifests: %v\n", err)
-		return ExitFailure
+		return reportError(stderr, "chartkeeper manifests", err)
 	}
 	if *check {
 		if stale := manifests.Stale(*dir, files); len(stale) > 0 {
@@ -54,10 +71,68 @@ func manifestsCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "manifests: up to date")
 		return ExitOK
 	}
-	if err := manifests.Write(*dir, files); err != nil {
-		fmt.Fprintf(stderr, "chartkeeper manifests: %v\n", err)
+	return writeAndReport(stdout, stderr, "chartkeeper manifests", *dir, *dir, files, warns)
+}
+
+// writeAndReport writes the generated files, prints what became of each
+// and the schema warnings, and returns the exit code.
+func writeAndReport(stdout, stderr io.Writer, command, dir, display string, files map[string][]byte, warns []crdschema.Warning) int {
+	lines, err := writeFiles(dir, display, files)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", command, err)
 		return ExitFailure
 	}
-	fmt.Fprintf(stdout, "manifests: wrote %d files under %s\n", len(files), *dir)
+	for _, l := range lines {
+		fmt.Fprintln(stdout, l)
+	}
+	printWarnings(stderr, warns)
 	return ExitOK
+}
+
+// reportError prints err for command and returns its exit code.
+func reportError(stderr io.Writer, command string, err error) int {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)
+		return ExitConfig
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", command, err)
+	return ExitFailure
+}
+
+// writeFiles writes files under dir and says what became of each
+// ("created", "updated", "unchanged" and its path under display).
+func writeFiles(dir, display string, files map[string][]byte) ([]string, error) {
+	rels := make([]string, 0, len(files))
+	for rel := range files {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	stale := map[string]bool{}
+	for _, rel := range manifests.Stale(dir, files) {
+		stale[rel] = true
+	}
+	var out []string
+	for _, rel := range rels {
+		action := "unchanged"
+		if stale[rel] {
+			action = "updated"
+			if _, err := os.Stat(filepath.Join(dir, rel)); errors.Is(err, os.ErrNotExist) {
+				action = "created"
+			}
+		}
+		out = append(out, fmt.Sprintf("%-9s %s", action, filepath.Join(display, rel)))
+	}
+	return out, manifests.Write(dir, files)
+}
+
+// printWarnings lists what of the charts' schemas only Helm checks.
+func printWarnings(w io.Writer, warns []crdschema.Warning) {
+	if len(warns) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "note: the API server does not check these parts of the charts' schemas (Helm does, when it reconciles):")
+	for _, x := range warns {
+		fmt.Fprintf(w, "  %s\n", x)
+	}
 }

@@ -34,6 +34,7 @@ type runFlags struct {
 	etcdAddressing   string
 	qps              float64
 	burst            int
+	images           imageFlags
 	zap              zap.Options
 }
 
@@ -49,6 +50,7 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.etcdRestoreImage, "etcd-restore-image", envOr("ETCD_RESTORE_IMAGE", ""), "image that runs `chartkeeper etcd-restore` in restored EtcdClusters (env ETCD_RESTORE_IMAGE; default: the operator's release image)")
 	fs.Float64Var(&f.qps, "kube-api-qps", 50, "steady requests per second to the API server")
 	fs.IntVar(&f.burst, "kube-api-burst", 100, "request burst to the API server")
+	f.images.bind(fs)
 	f.zap = zap.Options{Development: false}
 	f.zap.BindFlags(fs)
 }
@@ -71,6 +73,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	ws, err := watches.Load(f.watchesFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: invalid watches file %s:\n%s\n", f.watchesFile, indent(err.Error()))
+		return ExitConfig
+	}
+	if err := f.images.apply(ws); err != nil {
+		fmt.Fprintf(stderr, "chartkeeper run: %v\n", err)
 		return ExitConfig
 	}
 	f.zap.DestWriter = stderr

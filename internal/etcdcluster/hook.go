@@ -78,6 +78,17 @@ func (h *Hook) address(name, ns string, tlsOn bool) Addressing {
 }
 
 // Rules are the permissions the hook needs beyond the chart's objects.
+// Images returns the restore init container's image (hooks.ImageUser).
+func (h *Hook) Images() []string { return []string{h.restoreImage()} }
+
+func (h *Hook) restoreImage() string {
+	if h.RestoreImage != "" {
+		return h.RestoreImage
+	}
+	return DefaultRestoreImage
+}
+
+// Rules are the API permissions of the hook (hooks.Permissions).
 func (h *Hook) Rules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "delete"}},
@@ -202,12 +213,8 @@ func (h *Hook) render(vals chartutil.Values, cl *cluster, p Plan) chartutil.Valu
 	vals["version"] = p.Version
 	m := map[string]any{"replicas": p.Replicas, "partition": p.Partition, "members": members, "state": p.State}
 	if cl.spec.Restore != nil {
-		img := h.RestoreImage
-		if img == "" {
-			img = DefaultRestoreImage
-		}
 		cfg, _ := cl.spec.restoreStore()
-		m["restore"] = map[string]any{"image": img, "s3": s3Values(cfg)}
+		m["restore"] = map[string]any{"image": h.restoreImage(), "s3": s3Values(cfg)}
 	}
 	vals["membership"] = m
 	return vals

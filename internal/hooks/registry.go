@@ -76,6 +76,24 @@ func (r *Registry) Rules() []rbacv1.PolicyRule {
 	return out
 }
 
+// ImageUser is implemented by a hook that puts images of its own into
+// released Pods (not from the chart's values): `chartkeeper images`
+// lists them with the charts' images.
+type ImageUser interface {
+	Images() []string
+}
+
+// Images returns the images registered hooks of gk release.
+func (r *Registry) Images(gk schema.GroupKind) []string {
+	var out []string
+	for _, h := range r.byKind[gk] {
+		if u, ok := h.Impl.(ImageUser); ok {
+			out = append(out, u.Images()...)
+		}
+	}
+	return out
+}
+
 // Chain is the ordered hooks of one kind.
 type Chain []Hook
 

@@ -1,19 +1,74 @@
 package manifests
 
 import (
+	"fmt"
+	"strings"
+
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
+	"github.com/chartkeeper/chartkeeper/internal/crdschema"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
-// CRD returns the CustomResourceDefinition of a watched kind. Its spec is
-// the chart's values: any object (a schema derived from the chart comes
-// with chart packaging); its status is chartkeeper's, fully typed.
-func CRD(w watches.Watch) *apiextv1.CustomResourceDefinition {
+// CRDOptions tune CRD generation.
+type CRDOptions struct {
+	// AllowBreaking writes a schema that breaks existing custom resources
+	// of the same version instead of refusing (BreakingError). Default
+	// false: add a new version instead.
+	AllowBreaking bool
+}
+
+// BreakingError is returned when a watch's version keeps its name but its
+// new schema could fail custom resources that the old one accepted.
+type BreakingError struct {
+	CRD     string
+	Version string
+	Changes []crdschema.Change
+}
+
+func (e *BreakingError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CRD %s version %s: the chart's new values schema breaks existing custom resources:\n", e.CRD, e.Version)
+	for _, c := range e.Changes {
+		fmt.Fprintf(&b, "  %s\n", c)
+	}
+	b.WriteString("Serve the new schema as a new version (change the watch's version in watches.yaml; " +
+		"the old version stays served with its schema), or accept the break with --allow-breaking.")
+	return b.String()
+}
+
+// CRD returns the CustomResourceDefinition of a watched kind. Its spec
+// schema comes from the chart (crdschema.FromChart); its status schema and
+// printer columns are the engine's. old is the CRD generated before, or
+// nil: its other versions stay served (not stored) with the schema they
+// had, so one watch reads custom resources written in any of them; its
+// version of the watch's name must not break (BreakingError). The
+// warnings say what the API server will not check. An error also comes
+// when the API server's own validation would refuse the result.
+func CRD(w watches.Watch, old *apiextv1.CustomResourceDefinition, o CRDOptions) (*apiextv1.CustomResourceDefinition, []crdschema.Warning, error) {
+	spec, warns, err := crdschema.FromChart(w.Chart)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", w, err)
+	}
 	plural := Plural(w.Kind)
-	return &apiextv1.CustomResourceDefinition{
+	current := apiextv1.CustomResourceDefinitionVersion{
+		Name: w.Version, Served: true, Storage: true,
+		Subresources:             &apiextv1.CustomResourceSubresources{Status: &apiextv1.CustomResourceSubresourceStatus{}},
+		AdditionalPrinterColumns: printerColumns(),
+		Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{
+			Type:        "object",
+			Description: w.Kind + " is released with the Helm chart " + w.Chart.Metadata.Name + " by chartkeeper; its spec holds the chart's values.",
+			Properties: map[string]apiextv1.JSONSchemaProps{
+				"apiVersion": {Type: "string"},
+				"kind":       {Type: "string"},
+				"metadata":   {Type: "object"},
+				"spec":       spec,
+				"status":     StatusSchema(),
+			},
+		}},
+	}
+	crd := &apiextv1.CustomResourceDefinition{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
 		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + w.Group},
 		Spec: apiextv1.CustomResourceDefinitionSpec{
@@ -23,25 +78,55 @@ func CRD(w watches.Watch) *apiextv1.CustomResourceDefinition {
 				Categories: []string{"chartkeeper"},
 			},
 			Scope: apiextv1.NamespaceScoped,
-			Versions: []apiextv1.CustomResourceDefinitionVersion{{
-				Name: w.Version, Served: true, Storage: true,
-				Subresources:             &apiextv1.CustomResourceSubresources{Status: &apiextv1.CustomResourceSubresourceStatus{}},
-				AdditionalPrinterColumns: printerColumns(),
-				Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{
-					Type:        "object",
-					Description: w.Kind + " is released with the Helm chart " + w.Chart.Metadata.Name + " by chartkeeper; its spec holds the chart's values.",
-					Properties: map[string]apiextv1.JSONSchemaProps{
-						"apiVersion": {Type: "string"},
-						"kind":       {Type: "string"},
-						"metadata":   {Type: "object"},
-						"spec": {Type: "object", Description: "Values of the chart " + w.Chart.Metadata.Name + ".",
-							XPreserveUnknownFields: ptr.To(true)},
-						"status": StatusSchema(),
-					},
-				}},
-			}},
 		},
 	}
+	versions, err := mergeVersions(crd.Name, old, current, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	crd.Spec.Versions = versions
+	// The API server validates against the versions it has stored.
+	check := crd.DeepCopy()
+	for _, v := range versions {
+		check.Status.StoredVersions = append(check.Status.StoredVersions, v.Name)
+	}
+	if err := crdschema.Validate(check); err != nil {
+		return nil, nil, fmt.Errorf("%s: the generated CRD would be refused by the API server: %w", w, err)
+	}
+	return crd, warns, nil
+}
+
+// mergeVersions keeps old's versions (served, not stored) beside current,
+// which replaces its namesake after the breaking-change check.
+func mergeVersions(name string, old *apiextv1.CustomResourceDefinition, current apiextv1.CustomResourceDefinitionVersion, o CRDOptions) ([]apiextv1.CustomResourceDefinitionVersion, error) {
+	if old == nil {
+		return []apiextv1.CustomResourceDefinitionVersion{current}, nil
+	}
+	var out []apiextv1.CustomResourceDefinitionVersion
+	replaced := false
+	for _, v := range old.Spec.Versions {
+		if v.Name != current.Name {
+			v.Storage = false
+			out = append(out, v)
+			continue
+		}
+		if changes := crdschema.Breaking("spec", specOf(v), specOf(current)); len(changes) > 0 && !o.AllowBreaking {
+			return nil, &BreakingError{CRD: name, Version: v.Name, Changes: changes}
+		}
+		out = append(out, current)
+		replaced = true
+	}
+	if !replaced {
+		out = append(out, current)
+	}
+	return out, nil
+}
+
+func specOf(v apiextv1.CustomResourceDefinitionVersion) apiextv1.JSONSchemaProps {
+	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+		return apiextv1.JSONSchemaProps{XPreserveUnknownFields: &[]bool{true}[0]}
+	}
+	return v.Schema.OpenAPIV3Schema.Properties["spec"]
 }
 
 func printerColumns() []apiextv1.CustomResourceColumnDefinition {
@@ -55,12 +140,4 @@ func printerColumns() []apiextv1.CustomResourceColumnDefinition {
 	}
 }
 
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
+func lower(s string) string { return strings.ToLower(s) }

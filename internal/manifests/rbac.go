@@ -2,9 +2,10 @@ package manifests
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
-	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/releaseutil"
@@ -13,20 +14,24 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/chartkeeper/chartkeeper/internal/values"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
 // releasedVerbs are what Helm and drift correction do to released objects.
 var releasedVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
 
-// Samples are custom resources' specs by kind, rendered besides a chart's
-// defaults to find the kinds it can release (optional parts off by default).
+// Samples are custom resources' specs by group, version and kind, rendered
+// besides a chart's defaults to find the kinds it can release (optional
+// parts off by default). Samples of a kind's older versions are not
+// rendered: they follow the older schema.
 type Samples map[schema.GroupVersionKind][]map[string]any
 
 // Role returns the ClusterRole the operator needs for these watches: its
 // custom resources, Helm's release Secrets, Events, and every kind the
-// charts render with their default values and with each sample's spec,
-// each with exact verbs, plus the extra rules of the Go hooks (hookRules).
+// charts render with their default values, with each sample's spec and
+// with each boolean default flipped, each with exact verbs, plus the extra
+// rules of the Go hooks (hookRules). No rule names "*".
 func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*rbacv1.ClusterRole, error) {
 	byGroup := map[string]map[string][]string{} // group -> resource -> verbs
 	add := func(group, resource string, verbs ...string) {
@@ -40,21 +45,21 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 		add(w.Group, plural, "get", "list", "watch", "update", "patch")
 		add(w.Group, plural+"/status", "get", "update", "patch")
 		add(w.Group, plural+"/finalizers", "update")
-		for i, vals := range append([]map[string]any{{}}, samples[w.GroupVersionKind()]...) {
-			kinds, err := renderedKinds(w.Chart, vals)
-			if err != nil {
-				what := "its defaults"
-				if i > 0 {
-					what = fmt.Sprintf("sample %d", i)
-				}
-				return nil, fmt.Errorf("%s: rendering chart %s with %s: %w", w, w.Chart.Metadata.Name, what, err)
-			}
-			for _, gk := range kinds {
+		renders, err := Render(w, samples)
+		if err != nil {
+			return nil, err
+		}
+		renders = append(renders, renderToggles(w)...)
+		for _, r := range renders {
+			for _, gk := range kinds(r.Objects) {
 				add(gk.Group, Plural(gk.Kind), releasedVerbs...)
 			}
 		}
 	}
 	for _, r := range hookRules {
+		if slices.Contains(r.Verbs, "*") || slices.Contains(r.Resources, "*") || slices.Contains(r.APIGroups, "*") {
+			return nil, fmt.Errorf("a Go hook asks for %v: name the groups, resources and verbs it needs, not *", r)
+		}
 		for _, g := range r.APIGroups {
 			for _, res := range r.Resources {
 				add(g, res, r.Verbs...)
@@ -89,40 +94,143 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 	return role, nil
 }
 
-// renderedKinds renders a chart with values over its defaults (client-side)
-// and returns the kinds it produces.
-func renderedKinds(ch *chart.Chart, spec map[string]any) ([]schema.GroupKind, error) {
-	vals, err := chartutil.ToRenderValues(ch, spec, chartutil.ReleaseOptions{Name: "rbac", Namespace: "default", IsInstall: true}, chartutil.DefaultCapabilities)
-	if err != nil {
-		return nil, err
-	}
-	files, err := engine.Render(ch, vals)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[schema.GroupKind]bool{}
-	for name, content := range files {
-		if !isManifest(name) {
-			continue
+// Rendered is a chart rendered client-side with some values.
+type Rendered struct {
+	// What names the values: "defaults" or "sample N" (from 1).
+	What string
+	// Objects are the manifests' objects, in file order.
+	Objects []map[string]any
+}
+
+// Render renders w's chart with its default values and with each sample's
+// spec (for optional parts that are off by default), the watch's
+// overrideValues applied, as Helm would for an install. The defaults alone
+// may fail (a chart may require values it has no default for) when a
+// sample renders; a sample that fails is an error.
+func Render(w watches.Watch, samples Samples) ([]Rendered, error) {
+	var out []Rendered
+	var defaultsErr error
+	for i, spec := range append([]map[string]any{{}}, samples[w.GroupVersionKind()]...) {
+		what := "defaults"
+		if i > 0 {
+			what = fmt.Sprintf("sample %d", i)
 		}
-		for _, doc := range releaseutil.SplitManifests(content) {
-			var tm metav1.TypeMeta
-			if err := yaml.Unmarshal([]byte(doc), &tm); err != nil || tm.Kind == "" {
+		objs, err := renderObjects(w, spec)
+		if err != nil {
+			err = fmt.Errorf("%s: rendering chart %s with %s: %w", w, w.Chart.Metadata.Name, what, err)
+			if i == 0 {
+				defaultsErr = err
 				continue
 			}
-			gv, err := schema.ParseGroupVersion(tm.APIVersion)
-			if err != nil {
+			return nil, err
+		}
+		out = append(out, Rendered{What: what, Objects: objs})
+	}
+	if len(out) == 0 {
+		return nil, defaultsErr
+	}
+	return out, nil
+}
+
+func renderObjects(w watches.Watch, spec map[string]any) ([]map[string]any, error) {
+	in, err := values.Compute(spec, w.OverrideValues)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := chartutil.ToRenderValues(w.Chart, in, chartutil.ReleaseOptions{Name: "render", Namespace: "default", IsInstall: true}, chartutil.DefaultCapabilities)
+	if err != nil {
+		return nil, err
+	}
+	files, err := engine.Render(w.Chart, vals)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		if isManifest(name) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	var out []map[string]any
+	for _, name := range names {
+		for _, doc := range releaseutil.SplitManifests(files[name]) {
+			var obj map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			seen[schema.GroupKind{Group: gv.Group, Kind: tm.Kind}] = true
+			if len(obj) > 0 && !isTestHook(obj) {
+				out = append(out, obj)
+			}
 		}
+	}
+	return out, nil
+}
+
+// renderToggles renders the chart once with each boolean default flipped
+// (ingress.enabled, pdb.create, ...), so that the role covers the kinds a
+// user turns on. A render that fails (the option needs more values) is
+// skipped.
+func renderToggles(w watches.Watch) []Rendered {
+	defaults, err := chartutil.CoalesceValues(w.Chart, map[string]any{})
+	if err != nil {
+		return nil
+	}
+	var out []Rendered
+	var walk func(m map[string]any, path []string)
+	walk = func(m map[string]any, path []string) {
+		for _, k := range sortedKeys(m) {
+			switch v := m[k].(type) {
+			case bool:
+				spec := map[string]any{k: !v}
+				for i := len(path) - 1; i >= 0; i-- {
+					spec = map[string]any{path[i]: spec}
+				}
+				if objs, err := renderObjects(w, spec); err == nil {
+					out = append(out, Rendered{What: "toggled " + strings.Join(append(path, k), "."), Objects: objs})
+				}
+			case map[string]any:
+				if len(path) < 3 {
+					walk(v, append(append([]string{}, path...), k))
+				}
+			}
+		}
+	}
+	walk(defaults, nil)
+	return out
+}
+
+// isTestHook tells a `helm test` object: never released by chartkeeper.
+func isTestHook(obj map[string]any) bool {
+	md, _ := obj["metadata"].(map[string]any)
+	ann, _ := md["annotations"].(map[string]any)
+	hook, _ := ann["helm.sh/hook"].(string)
+	for _, h := range strings.Split(hook, ",") {
+		if strings.TrimSpace(h) == "test" || strings.TrimSpace(h) == "test-success" {
+			return true
+		}
+	}
+	return false
+}
+
+// kinds returns the kinds of objects, sorted.
+func kinds(objs []map[string]any) []schema.GroupKind {
+	seen := map[schema.GroupKind]bool{}
+	for _, o := range objs {
+		api, _ := o["apiVersion"].(string)
+		kind, _ := o["kind"].(string)
+		gv, err := schema.ParseGroupVersion(api)
+		if kind == "" || err != nil {
+			continue
+		}
+		seen[schema.GroupKind{Group: gv.Group, Kind: kind}] = true
 	}
 	out := make([]schema.GroupKind, 0, len(seen))
 	for gk := range seen {
 		out = append(out, gk)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out, nil
+	return out
 }
 
 func isManifest(name string) bool {

@@ -24,6 +24,9 @@ type PostRenderer struct {
 	// Mapper tells namespaced kinds from cluster-scoped ones. A kind it does
 	// not know (a CRD in the same chart) gets no ownerReference.
 	Mapper meta.RESTMapper
+	// Edit, if set, changes each rendered object before it is marked
+	// (images.Relocation.Apply, say). Its error fails the render.
+	Edit func(obj map[string]any) error
 }
 
 // Run implements postrender.PostRenderer.
@@ -48,6 +51,11 @@ func (p PostRenderer) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
 		u := &unstructured.Unstructured{Object: obj}
 		if u.IsList() {
 			return nil, fmt.Errorf("rendered manifest holds a %s: list kinds are not supported, render the items instead", u.GetKind())
+		}
+		if p.Edit != nil {
+			if err := p.Edit(u.Object); err != nil {
+				return nil, fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
+			}
 		}
 		p.mark(u)
 		b, err := yaml.Marshal(u.Object)

@@ -8,8 +8,10 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/images"
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/values"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
 // action is one of the six things a step can do. Each is a small type; run
@@ -53,6 +55,7 @@ func (s *step) request() (helm.Request, error) {
 		MaxHistory: w.Policy.MaxHistory,
 		PostRenderer: ownership.PostRenderer{
 			Owner: owner, ReleaseNamespace: s.d.ref.Namespace, Mapper: s.e.helm.Mapper(),
+			Edit: relocate(w.Images),
 		},
 		Description: fmt.Sprintf("chartkeeper: %s %s/%s generation %d", owner.GVK.Kind, owner.Namespace, owner.Name, s.obj.GetGeneration()),
 	}, nil
@@ -125,4 +128,12 @@ func (correctDrift) run(ctx context.Context, s *step) (*helmrelease.Release, err
 		}
 	}
 	return nil, s.e.correct(ctx, releaseKey(s.d.ref), fix)
+}
+
+// relocate is the post-render edit of a watch's images setting (nil: none).
+func relocate(c *watches.ImagesConfig) func(map[string]any) error {
+	if c == nil {
+		return nil
+	}
+	return images.Relocation{Registry: c.Registry, PullSecrets: c.PullSecrets}.Apply
 }

@@ -2,6 +2,8 @@ package release
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -92,9 +94,14 @@ type Target struct {
 	ChartDigest string
 }
 
-// NewTarget computes a watch's chart digest.
+// NewTarget computes a watch's chart digest. The images setting is part
+// of it: relocating a watch's images upgrades its releases.
 func NewTarget(w watches.Watch) Target {
-	return Target{Watch: w, ChartDigest: values.ChartDigest(w.Chart)}
+	d := values.ChartDigest(w.Chart)
+	if c := w.Images; c != nil {
+		d += fmt.Sprintf("+images(%s,%s)", c.Registry, strings.Join(c.PullSecrets, ","))
+	}
+	return Target{Watch: w, ChartDigest: d}
 }
 
 // releaseKey names a release in the engine's in-memory maps.

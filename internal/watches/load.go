@@ -133,6 +133,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	}
 	w.resolvePolicy(add)
 	w.Hooks.validate(add)
+	ValidateImages(w.Images, add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {
 		add("overrideValues", "%v", err)

@@ -55,6 +55,8 @@ type Watch struct {
 	Uninstall   *Uninstall   `json:"uninstall,omitempty"`
 	// Hooks turns on built-in Go hooks (credentials, TLS, status fields).
 	Hooks *HookConfig `json:"hooks,omitempty"`
+	// Images relocates released images to a mirror registry.
+	Images *ImagesConfig `json:"images,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`

@@ -40,7 +40,10 @@ func installCRDs(t *testing.T, env *testenv.Env, watchesFile string) {
 	}
 	ctx := context.Background()
 	for _, w := range ws {
-		crd := manifests.CRD(w)
+		crd, _, err := manifests.CRD(w, nil, manifests.CRDOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
 		if err != nil {
 			t.Fatal(err)
@@ -66,10 +69,12 @@ func installCRDs(t *testing.T, env *testenv.Env, watchesFile string) {
 
 // startOperator runs the chartkeeper binary on the shared cluster with a
 // watches file and returns once it is ready.
+// The operator runs as a ServiceAccount with only the generated RBAC
+// (operatorKubeconfig), as it would when deployed.
 func startOperator(t *testing.T, env *testenv.Env, watchesFile string, extra ...string) *process {
 	t.Helper()
 	probe := freeAddr(t)
-	args := append([]string{"run", "--kubeconfig", env.Kubeconfig, "--watches-file", watchesFile,
+	args := append([]string{"run", "--kubeconfig", operatorKubeconfig(t, env, watchesFile), "--watches-file", watchesFile,
 		"--health-probe-bind-address", probe, "--metrics-bind-address", "0"}, extra...)
 	p := start(t, exec.Command(operatorBinary(t), args...))
 	p.eventually(t, time.Minute, get200("http://"+probe+"/readyz"))

@@ -199,16 +199,22 @@ func TestFailedUpgradeIsRolledBackWithoutLooping(t *testing.T) {
 	}
 }
 
-// Values the chart rejects (its schema, a required value) stall the resource
-// with the chart's own message, before anything is installed.
+// Values the chart rejects stall the resource with the chart's own message,
+// before anything is installed: a part of its schema the CRD cannot
+// express ("not"), a value its templates require. What the CRD expresses
+// the API server refuses outright, naming the field.
 func TestValuesTheChartRejectsStall(t *testing.T) {
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
+	err := env.Client.Create(ctx, newApp(ns, "typed", map[string]any{"replicas": "many"}))
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.replicas") {
+		t.Errorf("the API server took replicas: many (the CRD's schema says integer): %v", err)
+	}
 	cases := []struct {
 		name, want string
 		spec       map[string]any
 	}{
-		{"schema", "replicas", map[string]any{"replicas": "many"}},
+		{"schema", "data", map[string]any{"data": "forbidden"}},
 		{"template", "requireMe needs .Values.mandatory to be set", map[string]any{"requireMe": true}},
 	}
 	for _, tc := range cases {
