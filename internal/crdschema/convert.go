@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -30,6 +31,23 @@ type converter struct {
 	usage usage
 	warns []Warning
 	refs  []string // $refs being expanded, to stop at recursion
+	// expanding are the YAML anchors being inferred, to stop at an alias
+	// inside its own anchor.
+	expanding map[*yaml.Node]bool
+	visited   int // schema nodes converted or values.yaml nodes inferred
+}
+
+// maxNodes bounds the work on a schema or values.yaml whose $refs or
+// aliases expand exponentially (the CRD would be too big for etcd anyway).
+const maxNodes = 50000
+
+// overBudget counts a node and reports (once) when there were too many.
+func (c *converter) overBudget(a at) bool {
+	c.visited++
+	if c.visited == maxNodes+1 {
+		c.warn(a, "the schema expands to more than %d nodes ($refs, aliases): from here on any value is accepted", maxNodes)
+	}
+	return c.visited > maxNodes
 }
 
 // at is where in the values a schema node sits.
@@ -68,6 +86,9 @@ func ptrTrue() *bool { t := true; return &t }
 
 // convert maps one schema node.
 func (c *converter) convert(raw any, a at) apiextv1.JSONSchemaProps {
+	if c.overBudget(a) {
+		return anyValue()
+	}
 	s, ok := raw.(map[string]any)
 	if !ok {
 		if b, isBool := raw.(bool); isBool && !b {
@@ -78,7 +99,12 @@ func (c *converter) convert(raw any, a at) apiextv1.JSONSchemaProps {
 	if ref, ok := s["$ref"].(string); ok {
 		return c.expandRef(s, ref, a)
 	}
-	s = c.mergeAllOf(s, a)
+	var merged []string
+	s, merged = c.mergeAllOf(s, a)
+	// The $refs allOf inlined stay in force below this node: a recursion
+	// through them stops like one through a plain $ref.
+	c.refs = append(c.refs, merged...)
+	defer func() { c.refs = c.refs[:len(c.refs)-len(merged)] }()
 	for k := range s {
 		if what, ok := helmOnly[k]; ok && what != "" {
 			c.warn(a, "%s is checked by Helm, not by the API server", what)
@@ -193,12 +219,13 @@ func (c *converter) resolve(ref string) (any, error) {
 
 // mergeAllOf folds allOf's schemas into s: properties of both (a property
 // in several becomes their allOf), required lists joined, other keywords
-// kept from s first.
-func (c *converter) mergeAllOf(s map[string]any, a at) map[string]any {
+// kept from s first. It also returns the $refs it inlined.
+func (c *converter) mergeAllOf(s map[string]any, a at) (map[string]any, []string) {
 	all, ok := s["allOf"].([]any)
 	if !ok {
-		return s
+		return s, nil
 	}
+	var expanded []string
 	out := map[string]any{}
 	for k, v := range s {
 		if k != "allOf" {
@@ -207,7 +234,12 @@ func (c *converter) mergeAllOf(s map[string]any, a at) map[string]any {
 	}
 	for _, sub := range all {
 		m, ok := sub.(map[string]any)
-		if ref, isRef := m["$ref"].(string); ok && isRef {
+		ref, isRef := m["$ref"].(string)
+		if ok && isRef {
+			if slices.Contains(c.refs, ref) {
+				c.warn(a, "allOf: recursive $ref %s is not expressed", ref)
+				continue
+			}
 			t, err := c.resolve(ref)
 			if err != nil {
 				c.warn(a, "allOf: %v", err)
@@ -218,16 +250,29 @@ func (c *converter) mergeAllOf(s map[string]any, a at) map[string]any {
 		if !ok {
 			continue
 		}
-		m = c.mergeAllOf(m, a)
+		if isRef {
+			c.refs = append(c.refs, ref)
+			expanded = append(expanded, ref)
+		}
+		var inner []string
+		m, inner = c.mergeAllOf(m, a)
+		expanded = append(expanded, inner...)
+		if isRef {
+			c.refs = c.refs[:len(c.refs)-1]
+		}
 		for k, v := range m {
 			switch k {
 			case "properties":
+				add, ok := v.(map[string]any)
+				if !ok {
+					continue
+				}
 				props, _ := out["properties"].(map[string]any)
 				merged := map[string]any{}
 				for pk, pv := range props {
 					merged[pk] = pv
 				}
-				for pk, pv := range v.(map[string]any) {
+				for pk, pv := range add {
 					if prev, dup := merged[pk]; dup {
 						merged[pk] = map[string]any{"allOf": []any{prev, pv}}
 					} else {
@@ -237,7 +282,8 @@ func (c *converter) mergeAllOf(s map[string]any, a at) map[string]any {
 				out["properties"] = merged
 			case "required":
 				r, _ := out["required"].([]any)
-				out["required"] = append(append([]any{}, r...), v.([]any)...)
+				add, _ := v.([]any)
+				out["required"] = append(append([]any{}, r...), add...)
 			default:
 				if _, set := out[k]; !set {
 					out[k] = v
@@ -245,7 +291,7 @@ func (c *converter) mergeAllOf(s map[string]any, a at) map[string]any {
 			}
 		}
 	}
-	return out
+	return out, expanded
 }
 
 // types returns a node's non-null types, sorted, and whether null is

@@ -14,8 +14,20 @@ import (
 // templates use whole and a map inside a list take any content:
 // values.yaml shows defaults, not every key and type a template passes on.
 func (c *converter) infer(n *yaml.Node, a at) apiextv1.JSONSchemaProps {
+	if c.overBudget(a) {
+		return anyValue()
+	}
 	for n.Kind == yaml.DocumentNode || n.Kind == yaml.AliasNode {
 		if n.Kind == yaml.AliasNode {
+			if n.Alias == nil || c.expanding[n.Alias] {
+				c.warn(a, "a YAML alias that contains itself: any value is accepted")
+				return anyValue()
+			}
+			if c.expanding == nil {
+				c.expanding = map[*yaml.Node]bool{}
+			}
+			c.expanding[n.Alias] = true
+			defer delete(c.expanding, n.Alias)
 			n = n.Alias
 		} else if len(n.Content) > 0 {
 			n = n.Content[0]
