@@ -65,13 +65,13 @@ func Sample(w watches.Watch, spec apiextv1.JSONSchemaProps) ([]byte, error) {
 		if len(parsed) > 0 {
 			b.WriteString("\n")
 		}
+		if parsed == nil {
+			parsed = map[string]any{}
+		}
 		for k, v := range required {
 			if _, dup := parsed[k]; !dup {
 				parsed[k] = v
 			}
-		}
-		if parsed == nil {
-			parsed = required
 		}
 	}
 	for _, line := range strings.Split(strings.TrimRight(string(values), "\n"), "\n") {

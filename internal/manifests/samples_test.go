@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/chart"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
 func TestPlaceholders(t *testing.T) {
@@ -53,5 +56,28 @@ func TestAddResources(t *testing.T) {
 	got, err := addResources(filepath.Join(dir, "missing.yaml"), []string{"b.yaml"})
 	if err != nil || !strings.HasSuffix(string(got), "resources:\n  - b.yaml\n") {
 		t.Errorf("new kustomization: %q %v", got, err)
+	}
+}
+
+// A chart with no values.yaml but required keys gets a sample of
+// placeholders only.
+func TestSampleWithoutValues(t *testing.T) {
+	w := watches.Watch{Group: "apps.example.com", Version: "v1", Kind: "Thing",
+		Chart: &chart.Chart{Metadata: &chart.Metadata{Name: "thing", Version: "1.0.0"}}}
+	var spec apiextv1.JSONSchemaProps
+	if err := yaml.Unmarshal([]byte("type: object\nrequired: [name]\nproperties: {name: {type: string}}\n"), &spec); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Sample(w, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u struct{ Spec map[string]any }
+	if err := yaml.Unmarshal(b, &u); err != nil || u.Spec["name"] != "" || len(u.Spec) != 1 {
+		t.Errorf("sample:\n%s (%v)", b, err)
+	}
+	b, err = Sample(w, apiextv1.JSONSchemaProps{Type: "object"})
+	if err != nil || !strings.HasSuffix(string(b), "spec: {}\n") {
+		t.Errorf("sample without values:\n%s (%v)", b, err)
 	}
 }

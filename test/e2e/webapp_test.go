@@ -104,7 +104,6 @@ func TestWebAppSamples(t *testing.T) {
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.replicas") {
 		t.Fatalf("replicas: -1 was not refused with the field named: %v", err)
 	}
-	time.Sleep(2 * time.Second) // a reconcile it might have caused would show now
 	after := &appsv1.Deployment{}
 	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "webapp-sample"}, after); err != nil {
 		t.Fatal(err)
