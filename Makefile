@@ -33,6 +33,12 @@ bin/chartkeeper: $(GO_SOURCES)
 bin/devcluster: $(GO_SOURCES)
 	CGO_ENABLED=0 go build -trimpath -o $@ ./hack/devcluster
 
+.PHONY: peers
+peers: bin/helm-operator ## Build the benchmark peer helm-operator-plugins v0.9.1 (pinned in hack/peers/go.mod) into bin/.
+
+bin/helm-operator: hack/peers/go.mod hack/peers/go.sum
+	cd hack/peers && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o ../../bin/helm-operator github.com/operator-framework/helm-operator-plugins
+
 .PHONY: cluster-up
 cluster-up: tools bin/devcluster ## Start the local cluster (or reuse the running one) in CLUSTER_DIR (default .cluster).
 	@bin/devcluster up --dir $(CLUSTER_DIR) --nodes $(NODES)

@@ -27,6 +27,7 @@ type runFlags struct {
 	kubeconfig       string
 	metricsAddr      string
 	probeAddr        string
+	pprofAddr        string
 	leaderElect      bool
 	leaderElectionID string
 	leaderElectionNS string
@@ -43,6 +44,7 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, in-cluster config, then ~/.kube/config)")
 	fs.StringVar(&f.metricsAddr, "metrics-bind-address", "127.0.0.1:8080", `metrics endpoint address ("0" disables it)`)
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", "address of /healthz and /readyz")
+	fs.StringVar(&f.pprofAddr, "pprof-bind-address", "", `address serving /debug/pprof/ profiles, e.g. 127.0.0.1:6060 (default "": off)`)
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
 	fs.StringVar(&f.leaderElectionID, "leader-election-id", "chartkeeper-leader.chartkeeper.dev", "name of the leader election Lease")
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election Lease (default: the operator's own)")
@@ -103,6 +105,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		operator.WithLogger(log),
 		operator.WithMetricsAddress(f.metricsAddr),
 		operator.WithProbeAddress(f.probeAddr),
+		operator.WithPprofAddress(f.pprofAddr),
 		operator.WithLeaderElection(f.leaderElect, f.leaderElectionID, f.leaderElectionNS),
 		operator.WithNamespaces(watchNamespaces()...),
 		operator.WithHooks(reg),

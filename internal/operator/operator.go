@@ -45,6 +45,7 @@ func New(cfg *rest.Config, ws []watches.Watch, opts ...Option) (*Operator, error
 		Logger:                  o.logger,
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
+		PprofBindAddress:        o.pprofAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        o.leaderElectionID,
 		LeaderElectionNamespace: o.leaderElectionNS,

@@ -16,6 +16,7 @@ type Option func(*options)
 type options struct {
 	metricsAddr      string
 	probeAddr        string
+	pprofAddr        string
 	leaderElect      bool
 	leaderElectionID string
 	leaderElectionNS string
@@ -41,6 +42,10 @@ func WithMetricsAddress(addr string) Option { return func(o *options) { o.metric
 // "127.0.0.1:8081"; "0" disables the endpoint.
 func WithProbeAddress(addr string) Option { return func(o *options) { o.probeAddr = addr } }
 
+// WithPprofAddress serves net/http/pprof's profiles (/debug/pprof/) on
+// addr, for profiling under load. Default "" (off); keep it on loopback.
+func WithPprofAddress(addr string) Option { return func(o *options) { o.pprofAddr = addr } }
+
 // WithLeaderElection turns leader election on with a Lease named id in
 // namespace ns ("" = the namespace the operator runs in). Default off;
 // id defaults to "chartkeeper-leader.chartkeeper.dev".
@@ -65,8 +70,8 @@ func WithLogger(l logr.Logger) Option { return func(o *options) { o.logger = l }
 
 func (o options) validate() error {
 	var errs []error
-	for _, a := range []struct{ name, addr string }{{"metrics address", o.metricsAddr}, {"probe address", o.probeAddr}} {
-		if a.addr == "0" {
+	for _, a := range []struct{ name, addr string }{{"metrics address", o.metricsAddr}, {"probe address", o.probeAddr}, {"pprof address", o.pprofAddr}} {
+		if a.addr == "0" || a.addr == "" && a.name == "pprof address" {
 			continue
 		}
 		if _, _, err := net.SplitHostPort(a.addr); err != nil {

@@ -12,18 +12,21 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/testenv"
 )
 
-// chartkeeper run against a real cluster serves /healthz, /readyz and
-// /metrics on loopback and stops cleanly on SIGINT (Ctrl-C).
+// chartkeeper run against a real cluster serves /healthz, /readyz,
+// /metrics and, when asked, pprof profiles on loopback, and stops cleanly
+// on SIGINT (Ctrl-C).
 func TestOperatorServesProbesAndStopsCleanly(t *testing.T) {
 	env := testenv.Cluster(t)
-	probe, metrics := freeAddr(t), freeAddr(t)
+	probe, metrics, pprof := freeAddr(t), freeAddr(t), freeAddr(t)
 	cmd := exec.Command(operatorBinary(t), "run",
 		"--kubeconfig", env.Kubeconfig,
 		"--watches-file", filepath.Join(testenv.RepoRoot(), "watches.yaml"),
 		"--health-probe-bind-address", probe,
-		"--metrics-bind-address", metrics)
+		"--metrics-bind-address", metrics,
+		"--pprof-bind-address", pprof)
 	p := start(t, cmd)
-	for _, url := range []string{"http://" + probe + "/healthz", "http://" + probe + "/readyz", "http://" + metrics + "/metrics"} {
+	for _, url := range []string{"http://" + probe + "/healthz", "http://" + probe + "/readyz", "http://" + metrics + "/metrics",
+		"http://" + pprof + "/debug/pprof/cmdline"} {
 		p.eventually(t, time.Minute, get200(url))
 	}
 	if err := p.interrupt(t, 30*time.Second); err != nil {
