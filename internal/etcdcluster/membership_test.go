@@ -62,8 +62,9 @@ func TestScaleKeepsQuorumAndData(t *testing.T) {
 		if p.Action.Kind == ActionAdd && p.Replicas > p.Action.Ordinal+1 {
 			t.Fatalf("Pods beyond the added member: %+v", p)
 		}
-		// Quorum holds: a write goes through after every step.
-		c := w.kv(t)
+		// Quorum holds: a write through the plan's members goes through
+		// after every step (a removed member's process may still run).
+		c := w.kvOf(t, p.Members)
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		if _, err := c.Put(wctx, fmt.Sprintf("during/%03d", writes), "x"); err != nil {

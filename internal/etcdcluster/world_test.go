@@ -215,8 +215,21 @@ func (w *world) converge(ctx context.Context, spec Spec, check func(Plan)) {
 }
 
 // kv is a client for data checks.
-func (w *world) kv(t *testing.T) *clientv3.Client {
-	c, err := clientv3.New(clientv3.Config{Endpoints: w.endpoints(), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+func (w *world) kv(t *testing.T) *clientv3.Client { return w.client(t, w.endpoints()) }
+
+// kvOf is a client of the running members among ordinals.
+func (w *world) kvOf(t *testing.T, ordinals []int) *clientv3.Client {
+	var eps []string
+	for _, i := range ordinals {
+		if p := w.procs[i]; p != nil && p.Running() {
+			eps = append(eps, w.addr.ClientURL(i))
+		}
+	}
+	return w.client(t, eps)
+}
+
+func (w *world) client(t *testing.T, endpoints []string) *clientv3.Client {
+	c, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}
