@@ -124,7 +124,7 @@ func mergeVersions(name string, old *apiextv1.CustomResourceDefinition, current 
 
 func specOf(v apiextv1.CustomResourceDefinitionVersion) apiextv1.JSONSchemaProps {
 	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-		return apiextv1.JSONSchemaProps{XPreserveUnknownFields: &[]bool{true}[0]}
+		return apiextv1.JSONSchemaProps{XPreserveUnknownFields: ptrBool(true)}
 	}
 	return v.Schema.OpenAPIV3Schema.Properties["spec"]
 }

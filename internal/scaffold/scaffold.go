@@ -7,6 +7,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
 // Options say what to package. Chart, Group, Version and Kind are required.
@@ -129,17 +131,8 @@ func (o Options) validate() error {
 	} else if msgs := validation.IsDNS1035Label(o.Version); len(msgs) > 0 {
 		errs = append(errs, fmt.Errorf("--version %q is not a DNS label: %s", o.Version, msgs[0]))
 	}
-	if !isKind(o.Kind) {
+	if !watches.IsKindName(o.Kind) {
 		errs = append(errs, fmt.Errorf("--kind %q must start with an upper-case letter and hold only letters and digits", o.Kind))
 	}
 	return errors.Join(errs...)
-}
-
-func isKind(s string) bool {
-	for i, r := range s {
-		if !(r >= 'A' && r <= 'Z' || i > 0 && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9')) {
-			return false
-		}
-	}
-	return s != ""
 }

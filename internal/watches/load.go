@@ -95,7 +95,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	switch {
 	case w.Kind == "":
 		add("kind", "must be set (e.g. WebApp)")
-	case !isKindName(w.Kind):
+	case !IsKindName(w.Kind):
 		add("kind", "%q must start with an upper-case letter and hold only letters and digits", w.Kind)
 	}
 	if w.ChartPath == "" {
@@ -164,7 +164,9 @@ func expandOverrideValues(in map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
-func isKindName(s string) bool {
+// IsKindName reports whether s is a valid kind: an upper-case letter,
+// then letters and digits.
+func IsKindName(s string) bool {
 	for i, r := range s {
 		switch {
 		case r >= 'A' && r <= 'Z':

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -52,18 +50,7 @@ func installCRDs(t *testing.T, env *testenv.Env, watchesFile string) {
 		if err := env.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("e2e"), client.ForceOwnership); err != nil {
 			t.Fatalf("applying CRD %s: %v", crd.Name, err)
 		}
-		testenv.Eventually(t, 30*time.Second, func(ctx context.Context) error {
-			got := &apiextv1.CustomResourceDefinition{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Name: crd.Name}, got); err != nil {
-				return err
-			}
-			for _, c := range got.Status.Conditions {
-				if c.Type == apiextv1.Established && c.Status == apiextv1.ConditionTrue {
-					return nil
-				}
-			}
-			return fmt.Errorf("CRD %s not established", crd.Name)
-		})
+		waitEstablished(t, env, crd.Name)
 	}
 }
 
@@ -182,24 +169,7 @@ func patchSpec(t *testing.T, env *testenv.Env, ns, name string, spec map[string]
 // operator must still run to remove its finalizer).
 func deleteApps(t *testing.T, env *testenv.Env, ns string) {
 	t.Helper()
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(appGVK)
-	ctx := context.Background()
-	if err := env.Client.DeleteAllOf(ctx, u, client.InNamespace(ns)); err != nil && !apierrors.IsNotFound(err) {
-		t.Errorf("deleting Apps: %v", err)
-		return
-	}
-	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		var list unstructured.UnstructuredList
-		list.SetGroupVersionKind(appGVK.GroupVersion().WithKind("AppList"))
-		if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
-			return err
-		}
-		if len(list.Items) > 0 {
-			return fmt.Errorf("%d Apps left", len(list.Items))
-		}
-		return nil
-	})
+	deleteAll(t, env, ns, []schema.GroupVersionKind{appGVK})
 }
 
 // helmCmd runs the helm CLI against the shared cluster.

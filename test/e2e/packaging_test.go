@@ -263,7 +263,10 @@ func deleteAll(t *testing.T, env *testenv.Env, ns string, kinds []schema.GroupVe
 	for _, gvk := range kinds {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
-		_ = env.Client.DeleteAllOf(context.Background(), u, client.InNamespace(ns))
+		if err := env.Client.DeleteAllOf(context.Background(), u, client.InNamespace(ns)); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting %s: %v", gvk.Kind, err)
+			return
+		}
 	}
 	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
 		for _, gvk := range kinds {

@@ -1,0 +1,151 @@
+package crdschema
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// object maps properties, required and additionalProperties.
+func (c *converter) object(s map[string]any, out *apiextv1.JSONSchemaProps, a at) {
+	props, _ := s["properties"].(map[string]any)
+	extra, hasExtra := s["additionalProperties"]
+	if _, ok := s["patternProperties"]; ok && !hasExtra {
+		extra, hasExtra = true, true // keys by pattern: keep them, Helm checks them
+	}
+	if len(props) > 0 {
+		out.Properties = map[string]apiextv1.JSONSchemaProps{}
+		for k, v := range props {
+			p := c.convert(v, a.child(k))
+			if !a.inList {
+				p.Nullable = true // null removes a default, as in helm --set key=null
+			}
+			out.Properties[k] = p
+		}
+		out.Required = c.required(s, a)
+		switch {
+		case extra == false:
+		case hasExtra, !a.inList && c.usage.open(a.values):
+			// More keys than the listed ones are taken (or the
+			// templates use this object whole): keep them.
+			out.XPreserveUnknownFields = ptrTrue()
+			if m, ok := extra.(map[string]any); ok && len(m) > 0 {
+				c.warn(a, "additionalProperties beside properties: extra keys are kept but checked by Helm only")
+			}
+		}
+	} else {
+		switch e := extra.(type) {
+		case map[string]any:
+			if len(e) == 0 {
+				out.XPreserveUnknownFields = ptrTrue()
+			} else {
+				item := c.convert(e, a.mapValues())
+				out.AdditionalProperties = &apiextv1.JSONSchemaPropsOrBool{Allows: true, Schema: &item}
+			}
+		case bool:
+			if e {
+				out.XPreserveUnknownFields = ptrTrue()
+			}
+		default:
+			out.XPreserveUnknownFields = ptrTrue() // a free-form map
+		}
+		out.Required = c.required(s, a)
+	}
+	out.MinProperties, out.MaxProperties = intPtr(s, "minProperties"), intPtr(s, "maxProperties")
+}
+
+// required keeps the required keys the chart has no default for: the
+// custom resource's spec is merged over the chart's values, so a key
+// with a default is never missing there.
+func (c *converter) required(s map[string]any, a at) []string {
+	req, _ := s["required"].([]any)
+	defaults, _ := a.defaults.(map[string]any)
+	var out []string
+	for _, r := range req {
+		k, ok := r.(string)
+		if !ok {
+			continue
+		}
+		if _, has := defaults[k]; has && !a.inList {
+			continue
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// array maps items (a list of schemas, a tuple, is not expressible) and
+// uniqueItems (as a set of scalars).
+func (c *converter) array(s map[string]any, out *apiextv1.JSONSchemaProps, a at) {
+	var item apiextv1.JSONSchemaProps
+	switch it := s["items"].(type) {
+	case map[string]any, bool:
+		item = c.convert(it, a.items())
+	case []any:
+		c.warn(a, "tuple items are checked by Helm only")
+		item = anyValue()
+	default:
+		item = anyValue()
+	}
+	out.Items = &apiextv1.JSONSchemaPropsOrArray{Schema: &item}
+	out.MinItems, out.MaxItems = intPtr(s, "minItems"), intPtr(s, "maxItems")
+	if s["uniqueItems"] == true {
+		switch item.Type {
+		case "string", "integer", "number", "boolean":
+			out.XListType = strPtr("set")
+		default:
+			c.warn(a, "uniqueItems of non-scalar items is checked by Helm only")
+		}
+	}
+}
+
+// bounds maps minimum/maximum and both forms of exclusive bounds (draft-04
+// booleans, draft-06+ numbers).
+func (c *converter) bounds(s map[string]any, out *apiextv1.JSONSchemaProps) {
+	if v, ok := num(s, "minimum"); ok {
+		out.Minimum = &v
+	}
+	if v, ok := num(s, "maximum"); ok {
+		out.Maximum = &v
+	}
+	switch e := s["exclusiveMinimum"].(type) {
+	case bool:
+		out.ExclusiveMinimum = e && out.Minimum != nil
+	case json.Number:
+		if v, _ := e.Float64(); out.Minimum == nil || v >= *out.Minimum {
+			out.Minimum, out.ExclusiveMinimum = &v, true
+		}
+	}
+	switch e := s["exclusiveMaximum"].(type) {
+	case bool:
+		out.ExclusiveMaximum = e && out.Maximum != nil
+	case json.Number:
+		if v, _ := e.Float64(); out.Maximum == nil || v <= *out.Maximum {
+			out.Maximum, out.ExclusiveMaximum = &v, true
+		}
+	}
+}
+
+// enum maps enum and const; a null among the values makes the field
+// nullable instead.
+func (c *converter) enum(s map[string]any, out *apiextv1.JSONSchemaProps, a at) {
+	vals, _ := s["enum"].([]any)
+	if v, ok := s["const"]; ok {
+		vals = []any{v}
+	}
+	for _, v := range vals {
+		if v == nil {
+			out.Nullable = true
+			continue
+		}
+		out.Enum = append(out.Enum, *rawJSON(v))
+	}
+	if vals != nil && len(out.Enum) == 0 && !out.Nullable {
+		c.warn(a, "an empty enum (no value allowed) is not expressed")
+	}
+}
