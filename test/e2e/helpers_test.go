@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -49,16 +48,8 @@ func operatorBinary(t *testing.T) string {
 	return binPath
 }
 
-// freeAddr returns a free loopback address.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+// freeAddr returns a free loopback address no other caller got.
+func freeAddr(t *testing.T) string { return testenv.FreeAddr(t) }
 
 // syncBuffer is a goroutine-safe output sink.
 type syncBuffer struct {

@@ -6,7 +6,6 @@ package etcdtest
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,26 +26,8 @@ func Binary(t testing.TB) string {
 	return p
 }
 
-// FreePorts returns n distinct free TCP ports on 127.0.0.1.
-func FreePorts(t testing.TB, n int) []int {
-	t.Helper()
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	out := make([]int, n)
-	for i := range out {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		out[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return out
-}
+// FreePorts returns n distinct free TCP ports on 127.0.0.1 (testenv.FreePorts).
+func FreePorts(t testing.TB, n int) []int { return testenv.FreePorts(t, n) }
 
 // Config is one member's start-up configuration.
 type Config struct {
