@@ -14,7 +14,7 @@ IMG ?= chartkeeper:dev
 # go test flags for "make test", e.g. TESTFLAGS='-run TestFoo -v'.
 TESTFLAGS ?=
 
-GO_SOURCES := $(shell find cmd internal hack/devcluster -name '*.go' 2>/dev/null) go.mod go.sum
+GO_SOURCES := $(shell find cmd internal hack/devcluster hack/bench -name '*.go' 2>/dev/null) go.mod go.sum
 
 .PHONY: help
 help: ## Show this help.
@@ -38,6 +38,13 @@ peers: bin/helm-operator ## Build the benchmark peer helm-operator-plugins v0.9.
 
 bin/helm-operator: hack/peers/go.mod hack/peers/go.sum
 	cd hack/peers && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o ../../bin/helm-operator github.com/operator-framework/helm-operator-plugins
+
+# Benchmark settings (docs/benchmarks.md), e.g. make bench BENCH_N=1000 BENCH_OPERATOR=hop.
+export BENCH_N BENCH_CONCURRENCY BENCH_IDLE BENCH_TIMEOUT BENCH_OPERATOR BENCH_OPERATOR_NAME BENCH_PPROF BENCH_OUT BENCH_KUBECONFIG BENCH_CLUSTER_DIR
+
+.PHONY: bench
+bench: tools bin/chartkeeper $(if $(filter hop,$(BENCH_OPERATOR)),bin/helm-operator) ## Time chartkeeper vs the control plane's floor (and BENCH_OPERATOR=hop|"cmd") on a local cluster; see docs/benchmarks.md.
+	go run ./hack/bench
 
 .PHONY: cluster-up
 cluster-up: tools bin/devcluster ## Start the local cluster (or reuse the running one) in CLUSTER_DIR (default .cluster).

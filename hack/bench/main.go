@@ -1,0 +1,205 @@
+// Command bench times chartkeeper against the floor of the control plane
+// and, optionally, a peer operator, on a local cluster it brings up (make
+// bench). Settings come from the environment:
+//
+//	BENCH_N            custom resources (default 100)
+//	BENCH_CONCURRENCY  maxConcurrentReconciles of the operators and writers of the floor (default 10)
+//	BENCH_IDLE         length of the idle phase (default 60s)
+//	BENCH_TIMEOUT      bound of each phase (default max(5m, N x 2s))
+//	BENCH_OPERATOR     a peer: "hop" (helm-operator-plugins v0.9.1, make peers) or a command line
+//	BENCH_OPERATOR_NAME  the peer's name in results (default "peer", "helm-operator" for hop)
+//	BENCH_PPROF        set to 1: CPU profiles of chartkeeper's install and upgrade in the output directory
+//	BENCH_OUT          output directory (default bench-results/<time>-n<N>)
+//	BENCH_KUBECONFIG   measure on this cluster instead of bringing one up
+//	BENCH_CLUSTER_DIR  where the local cluster lives (default tmp/bench-cluster; deleted afterwards)
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/chartkeeper/chartkeeper/internal/bench"
+	"github.com/chartkeeper/chartkeeper/internal/devcluster"
+)
+
+// podsPerNode is each kwok node's capacity, as on a real node.
+const podsPerNode = 110
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func envInt(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
+	}
+	return n, nil
+}
+
+func envDuration(name string) (time.Duration, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: %w", name, v, err)
+	}
+	if d == 0 {
+		d = -1 // zero means skip
+	}
+	return d, nil
+}
+
+func run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	n, err := envInt("BENCH_N", 100)
+	if err != nil {
+		return err
+	}
+	conc, err := envInt("BENCH_CONCURRENCY", 10)
+	if err != nil {
+		return err
+	}
+	idle, err := envDuration("BENCH_IDLE")
+	if err != nil {
+		return err
+	}
+	timeout, err := envDuration("BENCH_TIMEOUT")
+	if err != nil {
+		return err
+	}
+	subjects := []bench.Subject{
+		{Name: bench.SubjectChartkeeper, Command: []string{abs("bin/chartkeeper"), "run",
+			"--kubeconfig={kubeconfig}", "--watches-file={watches}",
+			"--metrics-bind-address=0", "--health-probe-bind-address=0", "--pprof-bind-address={pprof}"}},
+		{Name: bench.SubjectFloor},
+	}
+	if peer, err := peerSubject(); err != nil {
+		return err
+	} else if peer != nil {
+		subjects = append(subjects, *peer)
+	}
+	for _, s := range subjects {
+		if s.Command != nil {
+			if _, err := os.Stat(s.Command[0]); err != nil {
+				return fmt.Errorf("subject %s: %w (make build, make peers)", s.Name, err)
+			}
+		}
+	}
+	out := os.Getenv("BENCH_OUT")
+	if out == "" {
+		out = filepath.Join("bench-results", time.Now().UTC().Format("20060102-150405")+fmt.Sprintf("-n%d", n))
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	cfg := bench.Config{
+		Chart: "hack/bench/chart", Subjects: subjects, N: n, Concurrency: conc, Idle: idle, PhaseTimeout: timeout,
+		OutDir: out, Machine: machine(), Log: os.Stderr,
+	}
+	if os.Getenv("BENCH_PPROF") != "" {
+		cfg.ProfileDir = filepath.Join(out, "pprof")
+	}
+	cfg.Kubeconfig = os.Getenv("BENCH_KUBECONFIG")
+	if cfg.Kubeconfig == "" {
+		dir := os.Getenv("BENCH_CLUSTER_DIR")
+		if dir == "" {
+			dir = filepath.Join("tmp", "bench-cluster")
+		}
+		nodes := max(3, (n+n/4+podsPerNode-1)/podsPerNode)
+		fmt.Fprintf(os.Stderr, "bench: starting a local cluster with %d kwok nodes in %s\n", nodes, dir)
+		// A cluster left by an interrupted run is replaced.
+		_ = devcluster.Down(dir, nil)
+		_ = devcluster.Purge(dir, nil)
+		c, err := devcluster.Up(ctx, devcluster.Config{Dir: dir, BinDir: "bin", Nodes: nodes, PodsPerNode: podsPerNode, Attached: true, Log: os.Stderr})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			_ = devcluster.Down(dir, os.Stderr)
+			_ = devcluster.Purge(dir, nil)
+		}()
+		cfg.Kubeconfig = c.Kubeconfig()
+	}
+	res, err := bench.Run(ctx, cfg)
+	if res != nil {
+		fmt.Println()
+		fmt.Print(res.Table())
+		fmt.Printf("\nresults: %s (result.json, table.txt, convergence.png)\n", out)
+	}
+	return err
+}
+
+// peerSubject reads BENCH_OPERATOR.
+func peerSubject() (*bench.Subject, error) {
+	cmd := strings.TrimSpace(os.Getenv("BENCH_OPERATOR"))
+	if cmd == "" {
+		return nil, nil
+	}
+	name := os.Getenv("BENCH_OPERATOR_NAME")
+	var words []string
+	if cmd == "hop" {
+		words = []string{abs("bin/helm-operator"), "run", "--watches-file={watches}",
+			"--max-concurrent-reconciles={concurrency}", "--metrics-bind-address=0", "--health-probe-bind-address=0"}
+		if name == "" {
+			name = "helm-operator"
+		}
+	} else {
+		words = strings.Fields(cmd)
+	}
+	if name == "" {
+		name = "peer"
+	}
+	return &bench.Subject{Name: name, Command: words}, nil
+}
+
+func abs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}
+
+// machine describes this machine for the record.
+func machine() string {
+	model := ""
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "model name"); ok {
+				model = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
+			mem = fmt.Sprintf(", %.0f GiB", float64(kb)/(1<<20))
+		}
+	}
+	s := fmt.Sprintf("%d CPUs%s, %s", runtime.NumCPU(), mem, runtime.Version())
+	if model != "" {
+		s = model + ", " + s
+	}
+	return s
+}

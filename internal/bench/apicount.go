@@ -1,0 +1,56 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"k8s.io/client-go/kubernetes"
+)
+
+// dispatchedMetric counts, per FlowSchema, the requests the API server's
+// flow control let through to be served.
+const dispatchedMetric = "apiserver_flowcontrol_dispatched_requests_total"
+
+// apiRequests reads the API server's count of requests classified by each
+// FlowSchema so far. A FlowSchema with no requests yet is absent (0).
+func apiRequests(ctx context.Context, cs kubernetes.Interface) (map[string]float64, error) {
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("parsing the API server's metrics: %w", err)
+	}
+	out := map[string]float64{}
+	fam, ok := families[dispatchedMetric]
+	if !ok {
+		return nil, fmt.Errorf("the API server has no %s metric (is API priority and fairness off?)", dispatchedMetric)
+	}
+	for _, m := range fam.GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "flow_schema" {
+				out[l.GetValue()] += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return out, nil
+}
+
+// requestCounter reads one FlowSchema's count.
+type requestCounter struct {
+	cs         kubernetes.Interface
+	flowSchema string
+}
+
+func (r requestCounter) read(ctx context.Context) (float64, error) {
+	all, err := apiRequests(ctx, r.cs)
+	if err != nil {
+		return 0, err
+	}
+	return all[r.flowSchema], nil
+}

@@ -1,0 +1,19 @@
+// Package bench measures how fast an operator turns custom resources into
+// Helm releases on a real control plane, next to the floor of that control
+// plane and next to any peer operator, in the same run (make bench).
+//
+// A run brings nothing up itself: it is given a cluster (Config.Kubeconfig)
+// and runs its subjects one after another on it, each in namespaces of its
+// own. A subject is either an operator started as a separate process
+// (chartkeeper, or any Helm-SDK operator given as a command line) or the
+// floor: a plain Go client writing the same objects an operator writes.
+//
+// Every subject is measured the same way, from outside: an observer watches
+// Helm's release Secrets (labels owner, name, status, version), the released
+// Deployments, Services and ConfigMaps and the custom resources, and times
+// each release reaching each state. API requests are counted by the API
+// server itself: each subject runs as its own ServiceAccount, which a
+// FlowSchema of its own classifies, and the run reads
+// apiserver_flowcontrol_dispatched_requests_total for that FlowSchema. CPU
+// time and peak resident memory are read from /proc for operator processes.
+package bench

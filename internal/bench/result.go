@@ -1,0 +1,89 @@
+package bench
+
+import "time"
+
+// Result is everything one run measured; result.json holds it.
+type Result struct {
+	Started     time.Time `json:"started"`
+	Machine     string    `json:"machine,omitempty"`
+	N           int       `json:"n"`
+	Namespaces  int       `json:"namespaces"`
+	Concurrency int       `json:"concurrency"`
+	// IdleSeconds is the length of each operator's idle phase.
+	IdleSeconds float64         `json:"idleSeconds"`
+	Subjects    []SubjectResult `json:"subjects"`
+}
+
+// SubjectResult is one subject's measurements.
+type SubjectResult struct {
+	Name    string   `json:"name"`
+	Command []string `json:"command,omitempty"`
+	Phases  []Phase  `json:"phases"`
+	// CPUSeconds and PeakRSSBytes are the operator process's totals when
+	// it was stopped; absent for the floor, which runs inside the harness.
+	CPUSeconds   *float64 `json:"cpuSeconds,omitempty"`
+	PeakRSSBytes *int64   `json:"peakRSSBytes,omitempty"`
+	// Error says why the subject's run ended early, if it did.
+	Error string `json:"error,omitempty"`
+}
+
+// Phase is one phase of a subject: install, idle, upgrade or delete.
+type Phase struct {
+	Name string `json:"name"`
+	// Seconds is the phase's wall time: until every milestone was reached
+	// by every release, or until the timeout.
+	Seconds float64 `json:"seconds"`
+	// Complete is false when the phase timed out or the operator died.
+	Complete   bool        `json:"complete"`
+	Milestones []Milestone `json:"milestones,omitempty"`
+	// CPUSeconds is the operator's CPU time during the phase (absent for the floor).
+	CPUSeconds *float64 `json:"cpuSeconds,omitempty"`
+	// APIRequests is how many requests of the subject the API server served
+	// during the phase.
+	APIRequests float64 `json:"apiRequests"`
+}
+
+// Milestone is the time each release reached one state, since the phase began.
+type Milestone struct {
+	Name    string `json:"name"`
+	Reached int    `json:"reached"`
+	// Seconds is when the last release reached it; absent if some never did.
+	Seconds *float64 `json:"seconds,omitempty"`
+	// Times are the releases' times in increasing order: the convergence curve.
+	Times []float64 `json:"times"`
+}
+
+// phase returns the named phase, or nil.
+func (s SubjectResult) phase(name string) *Phase {
+	for i := range s.Phases {
+		if s.Phases[i].Name == name {
+			return &s.Phases[i]
+		}
+	}
+	return nil
+}
+
+// milestone returns the named milestone of a phase, or nil.
+func (p *Phase) milestone(name string) *Milestone {
+	if p == nil {
+		return nil
+	}
+	for i := range p.Milestones {
+		if p.Milestones[i].Name == name {
+			return &p.Milestones[i]
+		}
+	}
+	return nil
+}
+
+// Phase and milestone names.
+const (
+	PhaseInstall = "install"
+	PhaseIdle    = "idle"
+	PhaseUpgrade = "upgrade"
+	PhaseDelete  = "delete"
+
+	MilestoneDeployed = "deployed"
+	MilestoneReady    = "ready"
+	MilestoneGone     = "gone"
+)

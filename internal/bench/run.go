@@ -1,0 +1,158 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// runner holds what every subject's run shares.
+type runner struct {
+	cfg     Config
+	admin   *rest.Config
+	cs      kubernetes.Interface
+	crs     crs
+	obs     *observer
+	watches string
+	workDir string
+}
+
+// Run measures every subject of cfg in turn and writes result.json,
+// table.txt and convergence.png to cfg.OutDir. A subject that fails (its
+// process exits, a phase times out) is recorded with its error and the run
+// goes on with the next; the error returned is about the run itself.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	workDir := filepath.Join(cfg.OutDir, "work")
+	if err := os.MkdirAll(workDir, 0o755); err != nil {
+		return nil, err
+	}
+	admin, err := clientcmd.BuildConfigFromFlags("", cfg.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("bench: kubeconfig: %w", err)
+	}
+	admin.QPS, admin.Burst = 1000, 2000
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(admin)
+	if err != nil {
+		return nil, err
+	}
+	watchesPath, w, err := writeWatches(workDir, cfg.Chart, cfg.Concurrency)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	crd, err := benchCRD(w)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	if err := installCRD(ctx, admin, crd); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	gvr := schema.GroupVersionResource{Group: benchGVK.Group, Version: benchGVK.Version, Resource: crd.Spec.Names.Plural}
+	obs, err := newObserver(ctx, admin, cs, gvr)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer obs.close()
+	r := &runner{
+		cfg: cfg, admin: admin, cs: cs, obs: obs, watches: watchesPath, workDir: workDir,
+		crs: crs{dyn: dyn, gvr: gvr, gvk: benchGVK},
+	}
+	res := &Result{
+		Started: time.Now().UTC(), Machine: cfg.Machine, N: cfg.N, Concurrency: cfg.Concurrency,
+		Namespaces: len(cfg.namespaces("x")), IdleSeconds: max(cfg.Idle, 0).Seconds(),
+	}
+	fmt.Fprintf(cfg.Log, "bench: %d custom resources in %d namespaces, concurrency %d, subjects:", cfg.N, res.Namespaces, cfg.Concurrency)
+	for _, s := range cfg.Subjects {
+		fmt.Fprintf(cfg.Log, " %s", s.Name)
+	}
+	fmt.Fprintln(cfg.Log)
+	for _, s := range cfg.Subjects {
+		if ctx.Err() != nil {
+			break
+		}
+		sr := r.subject(ctx, s)
+		if sr.Error != "" {
+			fmt.Fprintf(cfg.Log, "  %-12s error: %s\n", s.Name, sr.Error)
+		}
+		res.Subjects = append(res.Subjects, sr)
+		if err := res.write(cfg.OutDir); err != nil { // keep what was measured so far
+			return res, err
+		}
+	}
+	return res, ctx.Err()
+}
+
+// subject measures one subject and cleans up after it.
+func (r *runner) subject(ctx context.Context, s Subject) SubjectResult {
+	out := SubjectResult{Name: s.Name, Command: s.Command}
+	nss := r.cfg.namespaces(s.Name)
+	defer func() {
+		// Not timed: leave the cluster as the next subject expects it.
+		if err := deleteNamespaces(context.WithoutCancel(ctx), r.cs, append(nss, r.warmupNamespace(s)), 10*time.Minute); err != nil && out.Error == "" {
+			out.Error = "cleaning up: " + err.Error()
+		}
+	}()
+	id, err := newIdentity(ctx, r.cs, r.admin, s.Name, r.workDir)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	if err := createNamespaces(ctx, r.cs, append(nss, r.warmupNamespace(s))); err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	counter := requestCounter{cs: r.cs, flowSchema: id.FlowSchema}
+	if s.Floor() {
+		err = r.runFloor(ctx, id, counter, &out)
+	} else {
+		err = r.runOperator(ctx, s, id, counter, &out)
+	}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out
+}
+
+func (r *runner) warmupNamespace(s Subject) string { return "bench-" + s.Name + "-warmup" }
+
+// newMapper maps the chart's kinds to resources through discovery.
+func newMapper(cfg *rest.Config) (*restmapper.DeferredDiscoveryRESTMapper, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cs.Discovery())), nil
+}
+
+// write saves result.json, table.txt and convergence.png.
+func (res *Result) write(dir string) error {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "result.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "table.txt"), []byte(res.Table()), 0o644); err != nil {
+		return err
+	}
+	return res.Plot(filepath.Join(dir, "convergence.png"))
+}

@@ -1,0 +1,263 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// stopGrace is how long an operator may take to stop after SIGTERM.
+const stopGrace = 30 * time.Second
+
+// profileSeconds is the length of each CPU profile taken with ProfileDir.
+const profileSeconds = 30
+
+// phase builds a timed phase over the subject's keys.
+func (r *runner) phase(s Subject, name string, keys []key, act func(context.Context) error, ms ...milestoneCheck) phaseRun {
+	return phaseRun{name: name, keys: keys, act: act, milestones: ms, timeout: r.cfg.PhaseTimeout, log: r.cfg.Log, label: s.Name}
+}
+
+func (r *runner) deployed(version int) milestoneCheck {
+	return milestoneCheck{MilestoneDeployed, func(k key) bool { return r.obs.deployedVersion(k) >= version }}
+}
+
+func (r *runner) ready(message string) milestoneCheck {
+	return milestoneCheck{MilestoneReady, func(k key) bool { return r.obs.ready(k, message) }}
+}
+
+func (r *runner) gone() milestoneCheck {
+	return milestoneCheck{MilestoneGone, r.obs.gone}
+}
+
+// each runs fn for every key from the harness's writers.
+func each(keys []key, fn func(context.Context, key) error) func(context.Context) error {
+	return func(ctx context.Context) error { return forEach(ctx, keys, writers, fn) }
+}
+
+// measure runs a phase and adds what it cost: the subject's API requests
+// and, for a process, its CPU time.
+func measure(ctx context.Context, p phaseRun, op *operator, counter requestCounter) (Phase, error) {
+	reqs0, err := counter.read(ctx)
+	if err != nil {
+		return Phase{Name: p.name}, err
+	}
+	var u0 usage
+	if op != nil {
+		if u0, err = op.usage(); err != nil {
+			return Phase{Name: p.name}, err
+		}
+	}
+	ph, runErr := p.run(ctx)
+	reqs1, err := counter.read(context.WithoutCancel(ctx))
+	if err != nil {
+		return ph, err
+	}
+	ph.APIRequests = reqs1 - reqs0
+	if op != nil {
+		if u1, err := op.usage(); err == nil {
+			cpu := u1.CPUSeconds - u0.CPUSeconds
+			ph.CPUSeconds = &cpu
+		}
+	}
+	return ph, runErr
+}
+
+func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counter requestCounter, out *SubjectResult) error {
+	vars := map[string]string{"kubeconfig": id.Kubeconfig, "watches": r.watches, "concurrency": strconv.Itoa(r.cfg.Concurrency), "pprof": ""}
+	profiling := r.cfg.ProfileDir != "" && slices.ContainsFunc(s.Command, func(w string) bool { return strings.Contains(w, "{pprof}") })
+	if profiling {
+		addr, err := freeLoopbackAddr()
+		if err != nil {
+			return err
+		}
+		vars["pprof"] = addr
+	}
+	args := expand(s.Command, vars)
+	logPath := filepath.Join(r.workDir, s.Name+".log")
+	fmt.Fprintf(r.cfg.Log, "  %-12s starting %s (log: %s)\n", s.Name, strings.Join(args, " "), logPath)
+	op, err := startOperator(args, []string{"KUBECONFIG=" + id.Kubeconfig}, logPath)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if u, err := op.usage(); err == nil {
+			out.CPUSeconds, out.PeakRSSBytes = &u.CPUSeconds, &u.PeakRSSBytes
+		}
+		if err := op.stop(stopGrace); err != nil && out.Error == "" {
+			out.Error = "stopping: " + err.Error()
+		}
+	}()
+	alive := func() error {
+		if err, done := op.exited(); done {
+			return fmt.Errorf("%s exited: %v (log: %s)", args[0], err, logPath)
+		}
+		return nil
+	}
+	// Warm up: one release through install and delete, untimed, so that
+	// every operator is started and has its caches before the clock runs.
+	warm := []key{{Namespace: r.warmupNamespace(s), Name: "warmup"}}
+	for _, p := range []phaseRun{
+		r.phase(s, "warmup", warm, each(warm, func(ctx context.Context, k key) error { return r.crs.create(ctx, k, specV1()) }), r.deployed(1)),
+		r.phase(s, "cooldown", warm, each(warm, r.crs.delete), r.gone()),
+	} {
+		p.alive, p.timeout = alive, 3*time.Minute
+		if _, err := p.run(ctx); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	keys := r.cfg.crKeys(s.Name)
+	phases := []phaseRun{
+		r.phase(s, PhaseInstall, keys, each(keys, func(ctx context.Context, k key) error { return r.crs.create(ctx, k, specV1()) }), r.deployed(1), r.ready("v1")),
+		r.phase(s, PhaseIdle, nil, func(ctx context.Context) error {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(r.cfg.Idle):
+				return nil
+			}
+		}),
+		r.phase(s, PhaseUpgrade, keys, each(keys, func(ctx context.Context, k key) error { return r.crs.patchSpec(ctx, k, specV2()) }), r.deployed(2), r.ready("v2")),
+		r.phase(s, PhaseDelete, keys, each(keys, r.crs.delete), r.gone()),
+	}
+	for _, p := range phases {
+		if p.name == PhaseIdle && r.cfg.Idle < 0 {
+			continue
+		}
+		p.alive = alive
+		if p.name == PhaseIdle {
+			p.timeout = r.cfg.Idle + time.Minute
+		}
+		var profile func() error
+		if profiling && (p.name == PhaseInstall || p.name == PhaseUpgrade) {
+			profile = r.profile(ctx, vars["pprof"], s.Name+"-"+p.name)
+		}
+		ph, err := measure(ctx, p, op, counter)
+		out.Phases = append(out.Phases, ph)
+		if profile != nil {
+			if perr := profile(); perr != nil {
+				fmt.Fprintf(r.cfg.Log, "  %-12s profile: %v\n", s.Name, perr)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// profile starts taking a CPU profile of the process serving pprof at
+// addr; the returned func waits for it and saves it.
+func (r *runner) profile(ctx context.Context, addr, name string) func() error {
+	done := make(chan error, 1)
+	go func() {
+		done <- func() error {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, profileSeconds), nil)
+			if err != nil {
+				return err
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("pprof: %s", resp.Status)
+			}
+			if err := os.MkdirAll(r.cfg.ProfileDir, 0o755); err != nil {
+				return err
+			}
+			f, err := os.Create(filepath.Join(r.cfg.ProfileDir, name+".pprof"))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = io.Copy(f, resp.Body)
+			return err
+		}()
+	}()
+	return func() error { return <-done }
+}
+
+func (r *runner) runFloor(ctx context.Context, id identity, counter requestCounter, out *SubjectResult) error {
+	s := Subject{Name: out.Name}
+	keys := r.cfg.crKeys(s.Name)
+	ch, err := loader.Load(r.cfg.Chart)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(r.cfg.Log, "  %-12s rendering %d releases before the clock starts\n", s.Name, len(keys))
+	releases, err := renderReleases(ch, keys)
+	if err != nil {
+		return err
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", id.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	rc.QPS, rc.Burst = 5000, 10000
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	mapper, err := newMapper(rc)
+	if err != nil {
+		return err
+	}
+	f := &floor{cs: cs, dyn: dyn, mapper: mapper, crs: crs{dyn: dyn, gvr: r.crs.gvr, gvk: r.crs.gvk}, releases: releases, workers: r.cfg.Concurrency}
+	// Discovery happens once, before the clock, as an operator's would.
+	objs, err := objects(releases[keys[0]][0])
+	if err != nil {
+		return err
+	}
+	for _, u := range objs {
+		if _, err := f.resource(u); err != nil {
+			return err
+		}
+	}
+	phases := []phaseRun{
+		r.phase(s, PhaseInstall, keys, func(ctx context.Context) error {
+			return f.pipeline(ctx, keys, func(ctx context.Context, k key) error { return r.crs.create(ctx, k, specV1()) }, f.install)
+		}, r.deployed(1), r.ready("v1")),
+		r.phase(s, PhaseUpgrade, keys, func(ctx context.Context) error {
+			return f.pipeline(ctx, keys, func(ctx context.Context, k key) error { return r.crs.patchSpec(ctx, k, specV2()) }, f.upgrade)
+		}, r.deployed(2), r.ready("v2")),
+		r.phase(s, PhaseDelete, keys, func(ctx context.Context) error {
+			return f.pipeline(ctx, keys, r.crs.delete, f.uninstall)
+		}, r.gone()),
+	}
+	for _, p := range phases {
+		ph, err := measure(ctx, p, nil, counter)
+		out.Phases = append(out.Phases, ph)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// freeLoopbackAddr returns a loopback address with a port free right now.
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
