@@ -53,6 +53,8 @@ type Config struct {
 	// ProfileDir, when set, receives CPU profiles of operators started with
 	// a {pprof} placeholder, one per install and upgrade phase.
 	ProfileDir string
+	// ProfileSeconds is the length of each CPU profile. Default 30.
+	ProfileSeconds int
 	// Log receives progress lines. Default os.Stderr.
 	Log io.Writer
 	// Machine describes where the run happens, for the record.
@@ -99,6 +101,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.PhaseTimeout == 0 {
 		c.PhaseTimeout = max(5*time.Minute, time.Duration(c.N)*2*time.Second)
+	}
+	if c.ProfileSeconds == 0 {
+		c.ProfileSeconds = 30
 	}
 	if c.Log == nil {
 		c.Log = os.Stderr

@@ -22,9 +22,6 @@ import (
 // stopGrace is how long an operator may take to stop after SIGTERM.
 const stopGrace = 30 * time.Second
 
-// profileSeconds is the length of each CPU profile taken with ProfileDir.
-const profileSeconds = 30
-
 // phase builds a timed phase over the subject's keys.
 func (r *runner) phase(s Subject, name string, keys []key, act func(context.Context) error, ms ...milestoneCheck) phaseRun {
 	return phaseRun{name: name, keys: keys, act: act, milestones: ms, timeout: r.cfg.PhaseTimeout, log: r.cfg.Log, label: s.Name}
@@ -154,6 +151,12 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 		if err != nil {
 			return err
 		}
+		if profiling && p.name == PhaseUpgrade {
+			// The heap with every release installed and upgraded.
+			if err := r.savePprof(ctx, "http://"+vars["pprof"]+"/debug/pprof/heap", s.Name+"-heap"); err != nil {
+				fmt.Fprintf(r.cfg.Log, "  %-12s heap profile: %v\n", s.Name, err)
+			}
+		}
 	}
 	return nil
 }
@@ -163,32 +166,35 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 func (r *runner) profile(ctx context.Context, addr, name string) func() error {
 	done := make(chan error, 1)
 	go func() {
-		done <- func() error {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, profileSeconds), nil)
-			if err != nil {
-				return err
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("pprof: %s", resp.Status)
-			}
-			if err := os.MkdirAll(r.cfg.ProfileDir, 0o755); err != nil {
-				return err
-			}
-			f, err := os.Create(filepath.Join(r.cfg.ProfileDir, name+".pprof"))
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			_, err = io.Copy(f, resp.Body)
-			return err
-		}()
+		done <- r.savePprof(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, r.cfg.ProfileSeconds), name)
 	}()
 	return func() error { return <-done }
+}
+
+// savePprof saves the profile served at url as ProfileDir/name.pprof.
+func (r *runner) savePprof(ctx context.Context, url, name string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("pprof %s: %s", url, resp.Status)
+	}
+	if err := os.MkdirAll(r.cfg.ProfileDir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(r.cfg.ProfileDir, name+".pprof"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(f, resp.Body)
+	return err
 }
 
 func (r *runner) runFloor(ctx context.Context, id identity, counter requestCounter, out *SubjectResult) error {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/flowcontrol"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -50,8 +51,8 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election Lease (default: the operator's own)")
 	fs.StringVar(&f.etcdAddressing, "etcd-member-addressing", "pod-dns", `how the etcd hook reaches EtcdCluster members: "pod-dns" (in a cluster) or "loopback" (the local cluster with devcluster etcd-pods)`)
 	fs.StringVar(&f.etcdRestoreImage, "etcd-restore-image", envOr("ETCD_RESTORE_IMAGE", ""), "image that runs `chartkeeper etcd-restore` in restored EtcdClusters (env ETCD_RESTORE_IMAGE; default: the operator's release image)")
-	fs.Float64Var(&f.qps, "kube-api-qps", 50, "steady requests per second to the API server")
-	fs.IntVar(&f.burst, "kube-api-burst", 100, "request burst to the API server")
+	fs.Float64Var(&f.qps, "kube-api-qps", 500, "steady requests per second to the API server, for the whole process")
+	fs.IntVar(&f.burst, "kube-api-burst", 1000, "request burst to the API server, for the whole process")
 	f.images.bind(fs)
 	f.zap = zap.Options{Development: false}
 	f.zap.BindFlags(fs)
@@ -91,7 +92,16 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chartkeeper: no Kubernetes configuration: %v\n", err)
 		return ExitConfig
 	}
+	if f.qps <= 0 || f.burst < 1 {
+		fmt.Fprintf(stderr, "chartkeeper: --kube-api-qps must be positive and --kube-api-burst at least 1, got %g and %d\n", f.qps, f.burst)
+		return ExitConfig
+	}
 	cfg.QPS, cfg.Burst = float32(f.qps), f.burst
+	// One limiter for every client made from cfg (the manager's, Helm's
+	// release storage and its per-action kube clients), so that the flags
+	// bound the process. A limiter per client let Helm's actions go
+	// unbounded while the storage client queued at its own limit (make bench).
+	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
 	if f.etcdAddressing != "pod-dns" && f.etcdAddressing != "loopback" {
 		fmt.Fprintf(stderr, "chartkeeper: --etcd-member-addressing must be pod-dns or loopback, got %q\n", f.etcdAddressing)
 		return ExitConfig

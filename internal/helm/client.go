@@ -62,11 +62,13 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 		s.Log = log
 		return s
 	}
+	shared := newValidators()
 	c.kubeFor = func(ns string) kube.Interface {
 		kc := kube.New(g.inNamespace(ns))
+		kc.Factory = sharedValidatorFactory{Factory: kc.Factory, shared: shared}
 		kc.Namespace = ns
 		kc.Log = log
-		return kc
+		return reachedClient{kc}
 	}
 	c.capsFor = c.discoverCapabilities
 	return c, nil

@@ -92,3 +92,15 @@ var alwaysCurrent = map[schema.GroupKind]bool{
 // NeedsStatus reports whether an object of this kind must be read in full
 // to tell its readiness; for the others, existing is enough.
 func NeedsStatus(gk schema.GroupKind) bool { return !alwaysCurrent[gk] }
+
+// NeedsStatusOf is NeedsStatus for one released object: it also knows that
+// kstatus waits only for Services of type LoadBalancer (for their IP), so a
+// ClusterIP, NodePort or ExternalName Service is ready once it exists.
+func NeedsStatusOf(desired *unstructured.Unstructured) bool {
+	gvk := desired.GroupVersionKind()
+	if gvk.Group == "" && gvk.Kind == "Service" {
+		t, _, _ := unstructured.NestedString(desired.Object, "spec", "type")
+		return t == "LoadBalancer"
+	}
+	return NeedsStatus(gvk.GroupKind())
+}

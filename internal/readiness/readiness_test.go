@@ -62,3 +62,33 @@ func TestNeedsStatus(t *testing.T) {
 		t.Error("NeedsStatus misclassifies")
 	}
 }
+
+func TestNeedsStatusOf(t *testing.T) {
+	svc := func(typ string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Service", "spec": map[string]any{}}}
+		if typ != "" {
+			u.Object["spec"].(map[string]any)["type"] = typ
+		}
+		return u
+	}
+	obj := func(apiVersion, kind string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
+	}
+	cases := []struct {
+		name string
+		obj  *unstructured.Unstructured
+		want bool
+	}{
+		{"ClusterIP by default", svc(""), false},
+		{"NodePort", svc("NodePort"), false},
+		{"LoadBalancer waits for its IP", svc("LoadBalancer"), true},
+		{"Deployment", obj("apps/v1", "Deployment"), true},
+		{"ConfigMap", obj("v1", "ConfigMap"), false},
+		{"a Service of another group", obj("example.com/v1", "Service"), true},
+	}
+	for _, c := range cases {
+		if got := NeedsStatusOf(c.obj); got != c.want {
+			t.Errorf("%s: NeedsStatusOf = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -210,7 +210,7 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 		if err := e.watchKind(ob.GVK); err != nil {
 			return err
 		}
-		m, err := e.metaOf(ctx, ob)
+		m, err := e.metaOf(ctx, ob, true)
 		if err != nil {
 			return err
 		}
@@ -237,10 +237,13 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 	return nil
 }
 
-// metaOf returns an object's metadata from the cache; when the cache has no
-// such object it asks the API server (the cache may lag), and returns nil
-// only when the object really does not exist.
-func (e *Engine) metaOf(ctx context.Context, ob object) (*metav1.PartialObjectMetadata, error) {
+// metaOf returns an object's metadata from the cache, or nil when there is
+// no such object. With confirmAbsent, a cache miss is checked with the API
+// server (the cache may lag behind a create); without, the cache's word is
+// taken: when waiting for deleted objects to go, a lagging cache at worst
+// ends the wait while an object Helm already deleted is still terminating,
+// and saves a request per object per check.
+func (e *Engine) metaOf(ctx context.Context, ob object, confirmAbsent bool) (*metav1.PartialObjectMetadata, error) {
 	m := &metav1.PartialObjectMetadata{}
 	m.SetGroupVersionKind(ob.GVK)
 	key := client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}
@@ -250,6 +253,9 @@ func (e *Engine) metaOf(ctx context.Context, ob object) (*metav1.PartialObjectMe
 	}
 	if !apierrors.IsNotFound(err) {
 		return nil, err
+	}
+	if !confirmAbsent {
+		return nil, nil
 	}
 	if err := e.live.Get(ctx, key, m); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -264,7 +270,7 @@ func (e *Engine) metaOf(ctx context.Context, ob object) (*metav1.PartialObjectMe
 func (e *Engine) countRemaining(ctx context.Context, objs []object) int {
 	n := 0
 	for _, ob := range objs {
-		if m, err := e.metaOf(ctx, ob); err != nil || m != nil {
+		if m, err := e.metaOf(ctx, ob, false); err != nil || m != nil {
 			n++
 		}
 	}

@@ -20,7 +20,7 @@ type readyAt struct {
 
 // readinessOf folds one object's readiness into res.
 func (e *Engine) readinessOf(ctx context.Context, key string, ob object, m *metav1.PartialObjectMetadata, res *readiness.Result) error {
-	if !readiness.NeedsStatus(ob.GVK.GroupKind()) {
+	if !readiness.NeedsStatusOf(ob.Desired) {
 		return nil // exists, and has nothing to wait for
 	}
 	if r, ok := e.ready.get(key, m.GetUID()); ok && r.rv == m.GetResourceVersion() {
