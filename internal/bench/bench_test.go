@@ -180,7 +180,7 @@ func TestTableComparesWithTheFloorAndThePeer(t *testing.T) {
 		"N=2 custom resources in 1 namespaces, concurrency 2",
 		"chartkeeper/floor", "peer/chartkeeper",
 		"install: all Ready (s)", "10.0", "5.0", "2.00x", "3.00x", // 10/5 and 30/10
-		">30.0",           // the peer's unfinished upgrade
+		">30.0", // the peer's unfinished upgrade
 		"peak RSS (MiB)", "40.0",
 		"peer: upgrade after 30s: timed out",
 	} {
