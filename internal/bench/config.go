@@ -116,6 +116,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Chart, err = filepath.Abs(c.Chart); err != nil {
 		return c, err
 	}
+	// Operators are given paths under OutDir; they may run elsewhere.
+	if c.OutDir, err = filepath.Abs(c.OutDir); err != nil {
+		return c, err
+	}
 	if _, err := os.Stat(filepath.Join(c.Chart, "Chart.yaml")); err != nil {
 		return c, fmt.Errorf("bench: chart: %w", err)
 	}

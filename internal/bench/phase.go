@@ -112,6 +112,9 @@ func (p phaseRun) run(ctx context.Context) (Phase, error) {
 }
 
 func (p phaseRun) progress(times [][]float64) string {
+	if len(p.milestones) == 0 {
+		return "nothing to do"
+	}
 	s := ""
 	for i, m := range p.milestones {
 		if i > 0 {

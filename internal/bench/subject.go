@@ -19,6 +19,18 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
+// idleSettle passes, unmeasured, between the install and the idle phase.
+const idleSettle = 10 * time.Second
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
 // stopGrace is how long an operator may take to stop after SIGTERM.
 const stopGrace = 30 * time.Second
 
@@ -118,14 +130,7 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 	keys := r.cfg.crKeys(s.Name)
 	phases := []phaseRun{
 		r.phase(s, PhaseInstall, keys, each(keys, func(ctx context.Context, k key) error { return r.crs.create(ctx, k, specV1()) }), r.deployed(1), r.ready("v1")),
-		r.phase(s, PhaseIdle, nil, func(ctx context.Context) error {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(r.cfg.Idle):
-				return nil
-			}
-		}),
+		r.phase(s, PhaseIdle, nil, func(ctx context.Context) error { return sleep(ctx, r.cfg.Idle) }),
 		r.phase(s, PhaseUpgrade, keys, each(keys, func(ctx context.Context, k key) error { return r.crs.patchSpec(ctx, k, specV2()) }), r.deployed(2), r.ready("v2")),
 		r.phase(s, PhaseDelete, keys, each(keys, r.crs.delete), r.gone()),
 	}
@@ -136,6 +141,11 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 		p.alive = alive
 		if p.name == PhaseIdle {
 			p.timeout = r.cfg.Idle + time.Minute
+			// An operator may still be reporting the install in its
+			// status after every release is Ready: that is install work.
+			if err := sleep(ctx, idleSettle); err != nil {
+				return err
+			}
 		}
 		var profile func() error
 		if profiling && (p.name == PhaseInstall || p.name == PhaseUpgrade) {

@@ -63,6 +63,10 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 		return s
 	}
 	shared := newValidators()
+	shared.serverValidates = func() bool {
+		caps, err := c.capabilities()
+		return err == nil && validatesFields(caps.KubeVersion)
+	}
 	c.kubeFor = func(ns string) kube.Interface {
 		kc := kube.New(g.inNamespace(ns))
 		kc.Factory = sharedValidatorFactory{Factory: kc.Factory, shared: shared}
