@@ -105,8 +105,15 @@ func (r *runner) subject(ctx context.Context, s Subject) SubjectResult {
 	out := SubjectResult{Name: s.Name, Command: s.Command}
 	nss := r.cfg.namespaces(s.Name)
 	defer func() {
-		// Not timed: leave the cluster as the next subject expects it.
-		if err := deleteNamespaces(context.WithoutCancel(ctx), r.cs, append(nss, r.warmupNamespace(s)), 10*time.Minute); err != nil && out.Error == "" {
+		// Not timed: leave the cluster as the next subject expects it. A
+		// subject that stopped early leaves custom resources whose
+		// finalizers nobody will remove any more.
+		all := append(nss, r.warmupNamespace(s))
+		bg := context.WithoutCancel(ctx)
+		if err := r.crs.dropFinalizers(bg, all); err != nil && out.Error == "" {
+			out.Error = "cleaning up: " + err.Error()
+		}
+		if err := deleteNamespaces(bg, r.cs, all, 10*time.Minute); err != nil && out.Error == "" {
 			out.Error = "cleaning up: " + err.Error()
 		}
 	}()

@@ -80,6 +80,27 @@ func (c crs) delete(ctx context.Context, k key) error {
 	return err
 }
 
+// dropFinalizers removes the finalizers of every custom resource left in
+// the namespaces.
+func (c crs) dropFinalizers(ctx context.Context, namespaces []string) error {
+	for _, ns := range namespaces {
+		list, err := c.dyn.Resource(c.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, u := range list.Items {
+			if len(u.GetFinalizers()) == 0 {
+				continue
+			}
+			_, err := c.dyn.Resource(c.gvr).Namespace(ns).Patch(ctx, u.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // specs of the two generations every release goes through.
 func specV1() map[string]any { return map[string]any{"replicas": int64(1), "message": "v1"} }
 func specV2() map[string]any { return map[string]any{"message": "v2"} }
