@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/chartkeeper/chartkeeper/internal/procfs"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat times: 100 on every
@@ -84,41 +84,26 @@ func (o *operator) usage() (usage, error) {
 
 func procUsage(pid int) (usage, error) {
 	var u usage
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f, err := procfs.Stat(pid)
 	if err != nil {
 		return u, err
 	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return u, fmt.Errorf("/proc/%d/stat: no command name", pid)
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 13 {
-		return u, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
-	}
-	utime, err1 := strconv.ParseUint(f[11], 10, 64)
-	stime, err2 := strconv.ParseUint(f[12], 10, 64)
+	utime, err1 := strconv.ParseUint(f[11], 10, 64) // field 14
+	stime, err2 := strconv.ParseUint(f[12], 10, 64) // field 15
 	if err := errors.Join(err1, err2); err != nil {
 		return u, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 	}
 	u.CPUSeconds = float64(utime+stime) / clockTicks
-	status, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
+	hwm, ok, err := procfs.Status(pid, "VmHWM")
+	if err != nil || !ok {
 		return u, err
 	}
-	defer status.Close()
-	sc := bufio.NewScanner(status)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				return u, fmt.Errorf("/proc/%d/status VmHWM: %w", pid, err)
-			}
-			u.PeakRSSBytes = kb * 1024
-		}
+	kb, err := strconv.ParseInt(strings.TrimSuffix(hwm, " kB"), 10, 64)
+	if err != nil {
+		return u, fmt.Errorf("/proc/%d/status VmHWM: %w", pid, err)
 	}
-	return u, sc.Err()
+	u.PeakRSSBytes = kb * 1024
+	return u, nil
 }
 
 // stop sends SIGTERM to the process group, and SIGKILL after grace.

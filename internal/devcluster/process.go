@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/chartkeeper/chartkeeper/internal/procfs"
 )
 
 // Proc identifies a process we started: its PID and its start time in clock
@@ -21,19 +23,9 @@ type Proc struct {
 
 // procStat returns the state letter and start time of pid from /proc.
 func procStat(pid int) (state byte, start uint64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := procfs.Stat(pid)
 	if err != nil {
 		return 0, 0, err
-	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return 0, 0, fmt.Errorf("unexpected /proc/%d/stat format", pid)
-	}
-	fields := strings.Fields(s[i+2:]) // fields[0] is field 3 (state)
-	if len(fields) < 20 {
-		return 0, 0, fmt.Errorf("unexpected /proc/%d/stat format", pid)
 	}
 	start, err = strconv.ParseUint(fields[19], 10, 64) // field 22
 	return fields[0][0], start, err
