@@ -138,10 +138,12 @@ func isLabel(s string) bool {
 	return true
 }
 
+// namespaceCount is how many namespaces each subject's custom resources fill.
+func (c Config) namespaceCount() int { return (c.N + c.PerNamespace - 1) / c.PerNamespace }
+
 // namespaces returns the namespaces of a subject's custom resources.
 func (c Config) namespaces(subject string) []string {
-	n := (c.N + c.PerNamespace - 1) / c.PerNamespace
-	out := make([]string, n)
+	out := make([]string, c.namespaceCount())
 	for i := range out {
 		out[i] = fmt.Sprintf("bench-%s-%03d", subject, i)
 	}

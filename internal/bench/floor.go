@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -40,7 +41,8 @@ type floor struct {
 	cs     kubernetes.Interface
 	dyn    dynamic.Interface
 	mapper meta.RESTMapper
-	crs    crs
+	// gvr is the custom resources' resource, for their status.
+	gvr schema.GroupVersionResource
 	// releases are rendered before the clock starts: [key][revision-1].
 	releases map[key][]*release.Release
 	workers  int
@@ -120,7 +122,7 @@ func (f *floor) status(ctx context.Context, k key, r *release.Release) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.dyn.Resource(f.crs.gvr).Namespace(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, body, metav1.PatchOptions{}, "status")
+	_, err = f.dyn.Resource(f.gvr).Namespace(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, body, metav1.PatchOptions{}, "status")
 	return err
 }
 

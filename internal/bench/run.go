@@ -77,7 +77,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{
 		Started: time.Now().UTC(), Machine: cfg.Machine, N: cfg.N, Concurrency: cfg.Concurrency,
-		Namespaces: len(cfg.namespaces("x")), IdleSeconds: max(cfg.Idle, 0).Seconds(),
+		Namespaces: cfg.namespaceCount(), IdleSeconds: max(cfg.Idle, 0).Seconds(),
 	}
 	fmt.Fprintf(cfg.Log, "bench: %d custom resources in %d namespaces, concurrency %d, subjects:", cfg.N, res.Namespaces, cfg.Concurrency)
 	for _, s := range cfg.Subjects {
