@@ -14,7 +14,7 @@ IMG ?= chartkeeper:dev
 # go test flags for "make test", e.g. TESTFLAGS='-run TestFoo -v'.
 TESTFLAGS ?=
 
-GO_SOURCES := $(shell find cmd internal hack/devcluster hack/bench -name '*.go' 2>/dev/null) go.mod go.sum
+GO_SOURCES := $(shell find cmd internal hack/devcluster hack/bench hack/chaos -name '*.go' 2>/dev/null) go.mod go.sum
 
 .PHONY: help
 help: ## Show this help.
@@ -45,6 +45,13 @@ export BENCH_N BENCH_CONCURRENCY BENCH_IDLE BENCH_TIMEOUT BENCH_OPERATOR BENCH_O
 .PHONY: bench
 bench: tools bin/chartkeeper $(if $(filter hop,$(BENCH_OPERATOR)),bin/helm-operator) ## Time chartkeeper vs the control plane's floor (and BENCH_OPERATOR=hop|"cmd") on a local cluster; see docs/benchmarks.md.
 	go run ./hack/bench
+
+# Chaos settings (docs/chaos.md), e.g. make chaos CHAOS_DURATION=10m CHAOS_SEED=42.
+export CHAOS_CRS CHAOS_NAMESPACES CHAOS_DURATION CHAOS_FAULT_EVERY CHAOS_SEED CHAOS_OUT
+
+.PHONY: chaos
+chaos: tools bin/chartkeeper ## Kill the operator mid-operation, restart the API server and etcd, tamper with objects; check nothing is lost (docs/chaos.md).
+	go run ./hack/chaos
 
 .PHONY: cluster-up
 cluster-up: tools bin/devcluster ## Start the local cluster (or reuse the running one) in CLUSTER_DIR (default .cluster).

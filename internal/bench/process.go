@@ -3,12 +3,8 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/chartkeeper/chartkeeper/internal/procfs"
 )
@@ -16,13 +12,6 @@ import (
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat times: 100 on every
 // Linux architecture Go supports.
 const clockTicks = 100
-
-// operator is a subject's running process.
-type operator struct {
-	cmd  *exec.Cmd
-	done chan error
-	log  *os.File
-}
 
 // expand replaces the placeholders of a subject's command.
 func expand(words []string, vars map[string]string) []string {
@@ -36,50 +25,12 @@ func expand(words []string, vars map[string]string) []string {
 	return out
 }
 
-// startOperator starts args in a process group of its own with its output
-// in logPath.
-func startOperator(args []string, env []string, logPath string) (*operator, error) {
-	f, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("starting %s: %w", args[0], err)
-	}
-	o := &operator{cmd: cmd, done: make(chan error, 1), log: f}
-	go func() { o.done <- cmd.Wait() }()
-	return o, nil
-}
-
-// exited returns the process's exit error if it has stopped.
-func (o *operator) exited() (error, bool) {
-	select {
-	case err := <-o.done:
-		o.done <- err
-		if err == nil {
-			err = errors.New("exited")
-		}
-		return err, true
-	default:
-		return nil, false
-	}
-}
-
 // usage is what /proc says about the process now.
 type usage struct {
 	// CPUSeconds is user plus system time so far.
 	CPUSeconds float64
 	// PeakRSSBytes is the peak resident set size so far (VmHWM).
 	PeakRSSBytes int64
-}
-
-func (o *operator) usage() (usage, error) {
-	return procUsage(o.cmd.Process.Pid)
 }
 
 func procUsage(pid int) (usage, error) {
@@ -104,30 +55,4 @@ func procUsage(pid int) (usage, error) {
 	}
 	u.PeakRSSBytes = kb * 1024
 	return u, nil
-}
-
-// stop sends SIGTERM to the process group, and SIGKILL after grace.
-func (o *operator) stop(grace time.Duration) error {
-	defer o.log.Close()
-	pgid := -o.cmd.Process.Pid
-	_ = syscall.Kill(pgid, syscall.SIGTERM)
-	select {
-	case err := <-o.done:
-		return exitOK(err)
-	case <-time.After(grace):
-		_ = syscall.Kill(pgid, syscall.SIGKILL)
-		<-o.done
-		return fmt.Errorf("%s did not stop within %s of SIGTERM; killed", o.cmd.Args[0], grace)
-	}
-}
-
-// exitOK accepts an exit caused by the signal we sent.
-func exitOK(err error) error {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGTERM {
-			return nil
-		}
-	}
-	return err
 }

@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/chartkeeper/chartkeeper/internal/kubeops"
 )
 
 // runner holds what every subject's run shares.
@@ -62,7 +64,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
-	if err := installCRD(ctx, admin, crd); err != nil {
+	if err := kubeops.InstallCRD(ctx, admin, crd); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	gvr := schema.GroupVersionResource{Group: benchGVK.Group, Version: benchGVK.Version, Resource: crd.Spec.Names.Plural}
@@ -113,7 +115,7 @@ func (r *runner) subject(ctx context.Context, s Subject) SubjectResult {
 		if err := r.crs.dropFinalizers(bg, all); err != nil && out.Error == "" {
 			out.Error = "cleaning up: " + err.Error()
 		}
-		if err := deleteNamespaces(bg, r.cs, all, 10*time.Minute); err != nil && out.Error == "" {
+		if err := kubeops.DeleteNamespaces(bg, r.cs, all, 10*time.Minute); err != nil && out.Error == "" {
 			out.Error = "cleaning up: " + err.Error()
 		}
 	}()
@@ -122,7 +124,7 @@ func (r *runner) subject(ctx context.Context, s Subject) SubjectResult {
 		out.Error = err.Error()
 		return out
 	}
-	if err := createNamespaces(ctx, r.cs, append(nss, r.warmupNamespace(s))); err != nil {
+	if err := kubeops.CreateNamespaces(ctx, r.cs, append(nss, r.warmupNamespace(s))); err != nil {
 		out.Error = err.Error()
 		return out
 	}

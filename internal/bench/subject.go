@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +16,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/chartkeeper/chartkeeper/internal/childproc"
+	"github.com/chartkeeper/chartkeeper/internal/freeport"
 )
 
 // idleSettle passes, unmeasured, between the install and the idle phase.
@@ -58,14 +60,14 @@ func each(keys []key, fn func(context.Context, key) error) func(context.Context)
 
 // measure runs a phase and adds what it cost: the subject's API requests
 // and, for a process, its CPU time.
-func measure(ctx context.Context, p phaseRun, op *operator, counter requestCounter) (Phase, error) {
+func measure(ctx context.Context, p phaseRun, op *childproc.Process, counter requestCounter) (Phase, error) {
 	reqs0, err := counter.read(ctx)
 	if err != nil {
 		return Phase{Name: p.name}, err
 	}
 	var u0 usage
 	if op != nil {
-		if u0, err = op.usage(); err != nil {
+		if u0, err = procUsage(op.PID()); err != nil {
 			return Phase{Name: p.name}, err
 		}
 	}
@@ -76,7 +78,7 @@ func measure(ctx context.Context, p phaseRun, op *operator, counter requestCount
 	}
 	ph.APIRequests = reqs1 - reqs0
 	if op != nil {
-		if u1, err := op.usage(); err == nil {
+		if u1, err := procUsage(op.PID()); err == nil {
 			cpu := u1.CPUSeconds - u0.CPUSeconds
 			ph.CPUSeconds = &cpu
 		}
@@ -88,7 +90,7 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 	vars := map[string]string{"kubeconfig": id.Kubeconfig, "watches": r.watches, "concurrency": strconv.Itoa(r.cfg.Concurrency), "pprof": ""}
 	profiling := r.cfg.ProfileDir != "" && slices.ContainsFunc(s.Command, func(w string) bool { return strings.Contains(w, "{pprof}") })
 	if profiling {
-		addr, err := freeLoopbackAddr()
+		addr, err := freeport.Addr()
 		if err != nil {
 			return err
 		}
@@ -97,20 +99,20 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 	args := expand(s.Command, vars)
 	logPath := filepath.Join(r.workDir, s.Name+".log")
 	fmt.Fprintf(r.cfg.Log, "  %-12s starting %s (log: %s)\n", s.Name, strings.Join(args, " "), logPath)
-	op, err := startOperator(args, []string{"KUBECONFIG=" + id.Kubeconfig}, logPath)
+	op, err := childproc.Start(args, []string{"KUBECONFIG=" + id.Kubeconfig}, logPath)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if u, err := op.usage(); err == nil {
+		if u, err := procUsage(op.PID()); err == nil {
 			out.CPUSeconds, out.PeakRSSBytes = &u.CPUSeconds, &u.PeakRSSBytes
 		}
-		if err := op.stop(stopGrace); err != nil && out.Error == "" {
+		if err := op.Stop(stopGrace); err != nil && out.Error == "" {
 			out.Error = "stopping: " + err.Error()
 		}
 	}()
 	alive := func() error {
-		if err, done := op.exited(); done {
+		if err, done := op.Exited(); done {
 			return fmt.Errorf("%s exited: %v (log: %s)", args[0], err, logPath)
 		}
 		return nil
@@ -269,11 +271,3 @@ func (r *runner) runFloor(ctx context.Context, id identity, counter requestCount
 }
 
 // freeLoopbackAddr returns a loopback address with a port free right now.
-func freeLoopbackAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}

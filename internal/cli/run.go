@@ -32,6 +32,7 @@ type runFlags struct {
 	leaderElect      bool
 	leaderElectionID string
 	leaderElectionNS string
+	lease            operator.LeaseTiming
 	etcdRestoreImage string
 	etcdAddressing   string
 	qps              float64
@@ -49,6 +50,10 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
 	fs.StringVar(&f.leaderElectionID, "leader-election-id", "chartkeeper-leader.chartkeeper.dev", "name of the leader election Lease")
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election Lease (default: the operator's own)")
+	d := operator.DefaultLeaseTiming
+	fs.DurationVar(&f.lease.LeaseDuration, "leader-elect-lease-duration", d.LeaseDuration, "how long a standby waits after the leader stopped renewing before it takes over")
+	fs.DurationVar(&f.lease.RenewDeadline, "leader-elect-renew-deadline", d.RenewDeadline, "how long the leader tries to renew before it stops leading (and exits)")
+	fs.DurationVar(&f.lease.RetryPeriod, "leader-elect-retry-period", d.RetryPeriod, "how often the leader renews and standbys try to acquire")
 	fs.StringVar(&f.etcdAddressing, "etcd-member-addressing", "pod-dns", `how the etcd hook reaches EtcdCluster members: "pod-dns" (in a cluster) or "loopback" (the local cluster with devcluster etcd-pods)`)
 	fs.StringVar(&f.etcdRestoreImage, "etcd-restore-image", envOr("ETCD_RESTORE_IMAGE", ""), "image that runs `chartkeeper etcd-restore` in restored EtcdClusters (env ETCD_RESTORE_IMAGE; default: the operator's release image)")
 	fs.Float64Var(&f.qps, "kube-api-qps", 500, "steady requests per second to the API server, for the whole process")
@@ -117,6 +122,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		operator.WithProbeAddress(f.probeAddr),
 		operator.WithPprofAddress(f.pprofAddr),
 		operator.WithLeaderElection(f.leaderElect, f.leaderElectionID, f.leaderElectionNS),
+		operator.WithLeaseTiming(f.lease),
 		operator.WithNamespaces(watchNamespaces()...),
 		operator.WithHooks(reg),
 	)

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
+
+	"github.com/chartkeeper/chartkeeper/internal/freeport"
 )
 
 // Ports are the loopback ports of the cluster's components; 0 means "pick a
@@ -25,25 +26,21 @@ func (p *Ports) all() []*int {
 	return []*int{&p.Etcd, &p.EtcdPeer, &p.EtcdMetrics, &p.APIServer, &p.ControllerManager, &p.Scheduler, &p.Kwok}
 }
 
-// fillFree replaces every 0 port with a free loopback port. All listeners are
-// held until every port is chosen, so no two components get the same one.
+// fillFree replaces every 0 port with a free loopback port (freeport: no
+// two components, nor two clusters of one process, get the same one).
 func (p *Ports) fillFree() error {
-	var held []net.Listener
-	defer func() {
-		for _, l := range held {
-			l.Close()
-		}
-	}()
+	var want []*int
 	for _, port := range p.all() {
-		if *port != 0 {
-			continue
+		if *port == 0 {
+			want = append(want, port)
 		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return fmt.Errorf("finding a free port: %w", err)
-		}
-		held = append(held, l)
-		*port = l.Addr().(*net.TCPAddr).Port
+	}
+	free, err := freeport.Ports(len(want))
+	if err != nil {
+		return fmt.Errorf("finding free ports: %w", err)
+	}
+	for i, port := range want {
+		*port = free[i]
 	}
 	return nil
 }

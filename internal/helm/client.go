@@ -105,9 +105,12 @@ type Request struct {
 	MaxHistory int
 	// Description is recorded in the revision.
 	Description string
+	// Admit, if set, is asked about every object the action creates or
+	// updates, hooks included (see Admit).
+	Admit Admit
 }
 
-func (c *Client) config(ns string, maxHistory int) (*action.Configuration, error) {
+func (c *Client) config(ns string, maxHistory int, admit Admit) (*action.Configuration, error) {
 	caps, err := c.capabilities()
 	if err != nil {
 		return nil, err
@@ -121,7 +124,7 @@ func (c *Client) config(ns string, maxHistory int) (*action.Configuration, error
 	return &action.Configuration{
 		RESTClientGetter: getter,
 		Releases:         st,
-		KubeClient:       c.kubeFor(ns),
+		KubeClient:       withAdmit(c.kubeFor(ns), admit),
 		Capabilities:     caps,
 		Log:              c.log,
 	}, nil
@@ -130,7 +133,7 @@ func (c *Client) config(ns string, maxHistory int) (*action.Configuration, error
 // Install installs a new release. Helm records a failed install as a
 // revision with status failed; the returned error says what failed.
 func (c *Client) Install(ctx context.Context, r Request) (*release.Release, error) {
-	cfg, err := c.config(r.Namespace, r.MaxHistory)
+	cfg, err := c.config(r.Namespace, r.MaxHistory, r.Admit)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +146,7 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 // Upgrade upgrades an existing release to the request's chart and values
 // (the values replace the previous ones; nothing is reused).
 func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, error) {
-	cfg, err := c.config(r.Namespace, r.MaxHistory)
+	cfg, err := c.config(r.Namespace, r.MaxHistory, r.Admit)
 	if err != nil {
 		return nil, err
 	}
@@ -153,9 +156,10 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 	return up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
 }
 
-// Rollback rolls the release back to revision toRevision, as a new revision.
-func (c *Client) Rollback(_ context.Context, name, ns string, toRevision, maxHistory int) error {
-	cfg, err := c.config(ns, maxHistory)
+// Rollback rolls the release back to revision toRevision, as a new
+// revision; admit (if set) is asked about every object it re-applies.
+func (c *Client) Rollback(_ context.Context, name, ns string, toRevision, maxHistory int, admit Admit) error {
+	cfg, err := c.config(ns, maxHistory, admit)
 	if err != nil {
 		return err
 	}
@@ -167,7 +171,7 @@ func (c *Client) Rollback(_ context.Context, name, ns string, toRevision, maxHis
 // Uninstall removes the release's objects and its history. A release that
 // does not exist is not an error.
 func (c *Client) Uninstall(_ context.Context, name, ns string, description string) error {
-	cfg, err := c.config(ns, 0)
+	cfg, err := c.config(ns, 0, nil)
 	if err != nil {
 		return err
 	}

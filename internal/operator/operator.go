@@ -49,6 +49,9 @@ func New(cfg *rest.Config, ws []watches.Watch, opts ...Option) (*Operator, error
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        o.leaderElectionID,
 		LeaderElectionNamespace: o.leaderElectionNS,
+		LeaseDuration:           &o.lease.LeaseDuration,
+		RenewDeadline:           &o.lease.RenewDeadline,
+		RetryPeriod:             &o.lease.RetryPeriod,
 		// Stop leading at once on shutdown so a standby takes over quickly.
 		LeaderElectionReleaseOnCancel: true,
 		// Custom resources are unstructured: read them from the cache too.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -20,6 +21,7 @@ type options struct {
 	leaderElect      bool
 	leaderElectionID string
 	leaderElectionNS string
+	lease            LeaseTiming
 	namespaces       []string
 	logger           logr.Logger
 	hooks            *hooks.Registry
@@ -30,6 +32,7 @@ func defaultOptions() options {
 		metricsAddr:      "127.0.0.1:8080",
 		probeAddr:        "127.0.0.1:8081",
 		leaderElectionID: "chartkeeper-leader.chartkeeper.dev",
+		lease:            DefaultLeaseTiming,
 		logger:           logr.Discard(),
 	}
 }
@@ -59,6 +62,26 @@ func WithLeaderElection(on bool, id, ns string) Option {
 	}
 }
 
+// LeaseTiming is leader election's timing (client-go's leaderelection).
+type LeaseTiming struct {
+	// LeaseDuration: how long a standby waits, after the leader stopped
+	// renewing, before it takes over. A killed leader is replaced within
+	// about LeaseDuration + RetryPeriod; a stopped one releases at once.
+	LeaseDuration time.Duration
+	// RenewDeadline: how long the leader keeps trying to renew before it
+	// gives up leading (and the process exits).
+	RenewDeadline time.Duration
+	// RetryPeriod: how often leader and standbys try.
+	RetryPeriod time.Duration
+}
+
+// DefaultLeaseTiming is controller-runtime's (and kube-controller-manager's) default.
+var DefaultLeaseTiming = LeaseTiming{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}
+
+// WithLeaseTiming sets leader election's timing. Default DefaultLeaseTiming;
+// New checks LeaseDuration > RenewDeadline > RetryPeriod > 0.
+func WithLeaseTiming(t LeaseTiming) Option { return func(o *options) { o.lease = t } }
+
 // WithNamespaces confines the operator to these namespaces. Default: all.
 func WithNamespaces(ns ...string) Option { return func(o *options) { o.namespaces = ns } }
 
@@ -80,6 +103,9 @@ func (o options) validate() error {
 	}
 	if o.leaderElect && o.leaderElectionID == "" {
 		errs = append(errs, errors.New("leader election needs an ID"))
+	}
+	if l := o.lease; !(l.LeaseDuration > l.RenewDeadline && l.RenewDeadline > l.RetryPeriod && l.RetryPeriod > 0) {
+		errs = append(errs, fmt.Errorf("leader election needs lease duration > renew deadline > retry period > 0, got %s, %s, %s", l.LeaseDuration, l.RenewDeadline, l.RetryPeriod))
 	}
 	return errors.Join(errs...)
 }

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -27,6 +28,29 @@ type PostRenderer struct {
 	// Edit, if set, changes each rendered object before it is marked
 	// (images.Relocation.Apply, say). Its error fails the render.
 	Edit func(obj map[string]any) error
+	// Admit, if set, is asked where each rendered object goes: its
+	// namespace (the release namespace when the manifest names none; "" for
+	// a cluster-scoped kind) and whether its kind is known to be
+	// cluster-scoped. Its error fails the render, before Helm stores or
+	// applies anything.
+	Admit func(p Placement) error
+}
+
+// Placement is where a rendered object would be created.
+type Placement struct {
+	GVK  schema.GroupVersionKind
+	Name string
+	// Namespace is "" for a cluster-scoped object.
+	Namespace string
+	// ClusterScoped: the API server serves the kind cluster-scoped.
+	ClusterScoped bool
+}
+
+func (p Placement) String() string {
+	if p.ClusterScoped {
+		return fmt.Sprintf("%s %s (cluster-scoped)", p.GVK.Kind, p.Name)
+	}
+	return fmt.Sprintf("%s %s/%s", p.GVK.Kind, p.Namespace, p.Name)
 }
 
 // Run implements postrender.PostRenderer.
@@ -57,6 +81,11 @@ func (p PostRenderer) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
 				return nil, fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
 			}
 		}
+		if p.Admit != nil {
+			if err := p.Admit(p.placement(u)); err != nil {
+				return nil, err
+			}
+		}
 		p.mark(u)
 		b, err := yaml.Marshal(u.Object)
 		if err != nil {
@@ -65,6 +94,23 @@ func (p PostRenderer) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
 		out.WriteString("---\n")
 		out.Write(b)
 	}
+}
+
+// placement says where u goes. A kind the mapper does not know counts as
+// namespaced: Helm cannot apply it either until its CRD is served.
+func (p PostRenderer) placement(u *unstructured.Unstructured) Placement {
+	gvk := u.GroupVersionKind()
+	pl := Placement{GVK: gvk, Name: u.GetName(), Namespace: u.GetNamespace()}
+	if p.Mapper != nil {
+		if m, err := p.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil && m.Scope.Name() == meta.RESTScopeNameRoot {
+			pl.Namespace, pl.ClusterScoped = "", true
+			return pl
+		}
+	}
+	if pl.Namespace == "" {
+		pl.Namespace = p.ReleaseNamespace
+	}
+	return pl
 }
 
 func (p PostRenderer) mark(u *unstructured.Unstructured) {

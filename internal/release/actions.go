@@ -46,6 +46,7 @@ func (s *step) request() (helm.Request, error) {
 		return helm.Request{}, &ChartError{Err: fmt.Errorf("values rejected by chart %s: %w", w.Chart.Metadata.Name, err)}
 	}
 	owner := ownership.Owner{GVK: s.obj.GroupVersionKind(), Namespace: s.obj.GetNamespace(), Name: s.obj.GetName(), UID: s.obj.GetUID()}
+	admit := admitScope(w.Scope, s.d.ref.Namespace)
 	return helm.Request{
 		Name:       s.d.ref.Name,
 		Namespace:  s.d.ref.Namespace,
@@ -55,8 +56,9 @@ func (s *step) request() (helm.Request, error) {
 		MaxHistory: w.Policy.MaxHistory,
 		PostRenderer: ownership.PostRenderer{
 			Owner: owner, ReleaseNamespace: s.d.ref.Namespace, Mapper: s.e.helm.Mapper(),
-			Edit: relocate(w.Images),
+			Edit: relocate(w.Images), Admit: admit,
 		},
+		Admit:       admit, // hooks are not post-rendered: the kube client checks them
 		Description: fmt.Sprintf("chartkeeper: %s %s/%s generation %d", owner.GVK.Kind, owner.Namespace, owner.Name, s.obj.GetGeneration()),
 	}, nil
 }
@@ -87,7 +89,8 @@ func (upgrade) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 type rollback struct{ to int }
 
 func (r rollback) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
-	return nil, s.e.helm.Rollback(ctx, s.d.ref.Name, s.d.ref.Namespace, r.to, s.t.Watch.Policy.MaxHistory)
+	return nil, s.e.helm.Rollback(ctx, s.d.ref.Name, s.d.ref.Namespace, r.to, s.t.Watch.Policy.MaxHistory,
+		admitScope(s.t.Watch.Scope, s.d.ref.Namespace))
 }
 
 // Uninstall removes the release and its history; on deletion it first

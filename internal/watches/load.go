@@ -134,6 +134,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	w.resolvePolicy(add)
 	w.Hooks.validate(add)
 	ValidateImages(w.Images, add)
+	w.Scope.validate(add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {
 		add("overrideValues", "%v", err)

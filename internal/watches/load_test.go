@@ -84,6 +84,7 @@ func TestParseErrorsNameEntryAndField(t *testing.T) {
 		{"zero readiness timeout", "- version: v1\n  kind: Foo\n  chart: chart\n  readiness: {timeout: 0s}", []string{`field "readiness.timeout"`}},
 		{"bad release name template", "- version: v1\n  kind: Foo\n  chart: chart\n  releaseName: '{{ .Name '", []string{`field "releaseName"`}},
 		{"unknown nested field", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {corect: false}", []string{`unknown field "corect"`}},
+		{"bad scope namespace", "- version: v1\n  kind: Foo\n  chart: chart\n  scope: {namespaces: [Not_A_Namespace]}", []string{`field "scope.namespaces"`, "Not_A_Namespace"}},
 		{"second entry bad", "- version: v1\n  kind: Foo\n  chart: chart\n- version: v1\n  kind: Bar", []string{`entry 1 (kind "Bar"): field "chart": must be set`}},
 	}
 	for _, tt := range tests {

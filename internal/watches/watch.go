@@ -57,6 +57,9 @@ type Watch struct {
 	Hooks *HookConfig `json:"hooks,omitempty"`
 	// Images relocates released images to a mirror registry.
 	Images *ImagesConfig `json:"images,omitempty"`
+	// Scope allows released objects outside the release namespace. Default:
+	// only the release namespace, nothing cluster-scoped.
+	Scope *Scope `json:"scope,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`

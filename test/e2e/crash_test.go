@@ -78,12 +78,8 @@ func TestUnlockAfterKillDuringUpgrade(t *testing.T) {
 // latestReleaseStatus returns the status label of the newest revision.
 func latestReleaseStatus(t *testing.T, env *testenv.Env, ns, name string) string {
 	t.Helper()
-	var secrets corev1.SecretList
-	if err := env.Client.List(context.Background(), &secrets, client.InNamespace(ns), client.MatchingLabels{"owner": "helm", "name": name}); err != nil {
-		t.Fatal(err)
-	}
 	best, status := 0, ""
-	for _, s := range secrets.Items {
+	for _, s := range releaseSecrets(t, env, ns, name) {
 		var v int
 		fmt.Sscan(s.Labels["version"], &v)
 		if v > best {
@@ -91,6 +87,16 @@ func latestReleaseStatus(t *testing.T, env *testenv.Env, ns, name string) string
 		}
 	}
 	return status
+}
+
+// releaseSecrets lists the stored revisions of a release.
+func releaseSecrets(t *testing.T, env *testenv.Env, ns, name string) []corev1.Secret {
+	t.Helper()
+	var secrets corev1.SecretList
+	if err := env.Client.List(context.Background(), &secrets, client.InNamespace(ns), client.MatchingLabels{"owner": "helm", "name": name}); err != nil {
+		t.Fatal(err)
+	}
+	return secrets.Items
 }
 
 // Stopping the operator leaves the released app running, untouched.

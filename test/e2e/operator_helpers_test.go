@@ -60,9 +60,16 @@ func installCRDs(t *testing.T, env *testenv.Env, watchesFile string) {
 // (operatorKubeconfig), as it would when deployed.
 func startOperator(t *testing.T, env *testenv.Env, watchesFile string, extra ...string) *process {
 	t.Helper()
+	return startOperatorAs(t, operatorKubeconfig(t, env, watchesFile), watchesFile, append([]string{"--metrics-bind-address", "0"}, extra...)...)
+}
+
+// startOperatorAs runs the operator with a given kubeconfig (several
+// replicas of one ServiceAccount, say) and returns once it is ready.
+func startOperatorAs(t *testing.T, kubeconfig, watchesFile string, extra ...string) *process {
+	t.Helper()
 	probe := freeAddr(t)
-	args := append([]string{"run", "--kubeconfig", operatorKubeconfig(t, env, watchesFile), "--watches-file", watchesFile,
-		"--health-probe-bind-address", probe, "--metrics-bind-address", "0"}, extra...)
+	args := append([]string{"run", "--kubeconfig", kubeconfig, "--watches-file", watchesFile,
+		"--health-probe-bind-address", probe}, extra...)
 	p := start(t, exec.Command(operatorBinary(t), args...))
 	p.eventually(t, time.Minute, get200("http://"+probe+"/readyz"))
 	return p

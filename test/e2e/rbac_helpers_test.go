@@ -33,6 +33,16 @@ import (
 // end of the test.
 func operatorKubeconfig(t *testing.T, env *testenv.Env, watchesFile string) string {
 	t.Helper()
+	return newOperatorIdentity(t, env, watchesFile).kubeconfig
+}
+
+// operatorIdentity is a ServiceAccount the operator runs as: its
+// kubeconfig, and its namespace (where it may hold the leader Lease).
+type operatorIdentity struct{ kubeconfig, namespace string }
+
+// newOperatorIdentity makes the ServiceAccount of operatorKubeconfig.
+func newOperatorIdentity(t *testing.T, env *testenv.Env, watchesFile string) operatorIdentity {
+	t.Helper()
 	ctx := context.Background()
 	role := generatedRole(t, watchesFile)
 	ns := env.Namespace(t)
@@ -73,7 +83,7 @@ func operatorKubeconfig(t *testing.T, env *testenv.Env, watchesFile string) stri
 	testenv.Eventually(t, 30*time.Second, func(ctx context.Context) error {
 		return canList(ctx, env, ns, sa.Name, role)
 	})
-	return path
+	return operatorIdentity{kubeconfig: path, namespace: ns}
 }
 
 // generatedRole is the ClusterRole make manifests writes for watchesFile.

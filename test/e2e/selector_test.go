@@ -37,3 +37,55 @@ func TestSelectorConfinesTheWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Two operators with disjoint selectors split the custom resources: each
+// releases its own shard, and a change in one shard waits for its own
+// operator, never taken up by the other.
+func TestShardsSplitTheResources(t *testing.T) {
+	env := testenv.Cluster(t)
+	installCRDs(t, env, testWatches())
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	shardFile := func(s string) string {
+		return filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-shard-"+s+".yaml")
+	}
+	startOperator(t, env, shardFile("a"))
+	b := startOperator(t, env, shardFile("b"))
+	names := map[string]string{"a1": "a", "a2": "a", "b1": "b", "b2": "b"}
+	for name, shard := range names {
+		app := newApp(ns, name, map[string]any{"data": "v1"})
+		app.SetLabels(map[string]string{"shard": shard})
+		if err := env.Client.Create(ctx, app); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name := range names {
+		waitReady(t, env, ns, name, 1)
+	}
+
+	// With shard b's operator stopped, a change in each shard: only a's is released.
+	if err := b.interrupt(t, 30*time.Second); err != nil {
+		t.Fatalf("stopping shard b's operator: %v", err)
+	}
+	patchSpec(t, env, ns, "a1", map[string]any{"data": "v2"})
+	patchSpec(t, env, ns, "b1", map[string]any{"data": "v2"})
+	waitReady(t, env, ns, "a1", 2)
+	time.Sleep(3 * time.Second) // time for a wrong operator to pick b1 up
+	u, st, err := getApp(ctx, env, ns, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ObservedGeneration == u.GetGeneration() || len(releaseSecrets(t, env, ns, "b1")) != 1 {
+		t.Fatalf("shard a's operator acted on b1: observed generation %d of %d, %d revisions",
+			st.ObservedGeneration, u.GetGeneration(), len(releaseSecrets(t, env, ns, "b1")))
+	}
+
+	startOperator(t, env, shardFile("b"))
+	waitReady(t, env, ns, "b1", 2)
+	for name, want := range map[string]int{"a1": 2, "a2": 1, "b1": 2, "b2": 1} {
+		if got := len(releaseSecrets(t, env, ns, name)); got != want {
+			t.Errorf("%s has %d revisions, want %d", name, got, want)
+		}
+	}
+	deleteApps(t, env, ns) // both operators run: each removes its shard's finalizers
+}

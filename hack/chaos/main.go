@@ -1,0 +1,122 @@
+// Command chaos runs chartkeeper's chaos harness (internal/chaos) on a
+// local cluster of its own, which it starts, crashes and restarts, and
+// purges at the end: make chaos. Settings come from the environment:
+//
+//	CHAOS_CRS=24            custom resources
+//	CHAOS_NAMESPACES=3      namespaces they are spread over
+//	CHAOS_DURATION=3m       how long faults and spec changes go on
+//	CHAOS_FAULT_EVERY=4s    mean pause between faults
+//	CHAOS_SEED=<clock>      repeat a run's choices
+//	CHAOS_OUT=tmp/chaos     where report.json, watches.yaml and logs go
+//
+// It prints the figures and exits 1 if anything was lost.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/chartkeeper/chartkeeper/internal/chaos"
+	"github.com/chartkeeper/chartkeeper/internal/devcluster"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "chaos:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out := envOr("CHAOS_OUT", filepath.Join("tmp", "chaos"))
+	cfg := chaos.Config{
+		Chart:   filepath.Join("test", "e2e", "testdata", "charts", "app"),
+		WorkDir: out,
+		Log:     os.Stdout,
+		Operator: []string{"bin/chartkeeper", "run", "--watches-file", "{watches}", "--kubeconfig", "{kubeconfig}",
+			"--health-probe-bind-address", "{probe}", "--metrics-bind-address", "0",
+			"--leader-elect", "--leader-election-namespace", "default",
+			"--leader-elect-lease-duration", "6s", "--leader-elect-renew-deadline", "4s", "--leader-elect-retry-period", "1s"},
+	}
+	var err error
+	if cfg.CRs, err = envInt("CHAOS_CRS"); err != nil {
+		return err
+	}
+	if cfg.Namespaces, err = envInt("CHAOS_NAMESPACES"); err != nil {
+		return err
+	}
+	if cfg.Duration, err = envDuration("CHAOS_DURATION"); err != nil {
+		return err
+	}
+	if cfg.FaultEvery, err = envDuration("CHAOS_FAULT_EVERY"); err != nil {
+		return err
+	}
+	if s := os.Getenv("CHAOS_SEED"); s != "" {
+		if cfg.Seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			return fmt.Errorf("CHAOS_SEED=%q: %w", s, err)
+		}
+	}
+	dir := filepath.Join(out, "cluster")
+	_ = devcluster.Purge(dir, nil) // a cluster left by an interrupted run
+	fmt.Printf("chaos: starting a local cluster in %s\n", dir)
+	c, err := devcluster.Up(ctx, devcluster.Config{Dir: dir, BinDir: "bin", Nodes: 2, Attached: true})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := devcluster.Purge(dir, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "chaos: stopping the cluster:", err)
+		}
+	}()
+	cfg.Kubeconfig, cfg.Cluster = c.Kubeconfig(), c
+	begin := time.Now()
+	rep, err := chaos.Run(ctx, cfg)
+	if rep != nil {
+		fmt.Println()
+		rep.Print(os.Stdout)
+		if werr := rep.Write(filepath.Join(out, "report.json")); werr != nil {
+			fmt.Fprintln(os.Stderr, "chaos:", werr)
+		}
+		fmt.Printf("report: %s; whole run %.0fs\n", filepath.Join(out, "report.json"), time.Since(begin).Seconds())
+	}
+	return err
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(name string) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil // the harness's default
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
+	}
+	return n, nil
+}
+
+func envDuration(name string) (time.Duration, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration", name, v)
+	}
+	return d, nil
+}

@@ -1,0 +1,142 @@
+package chaos
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"text/tabwriter"
+)
+
+// Report is what a chaos run did and found.
+type Report struct {
+	Seed       uint64 `json:"seed"`
+	CRs        int    `json:"crs"`
+	Namespaces int    `json:"namespaces"`
+	// Faults lists every fault injected, in order.
+	Faults       []Fault `json:"faults"`
+	FaultSeconds float64 `json:"faultSeconds"`
+	// SpecChanges counts the spec writes that succeeded, by kind (update,
+	// failing update, create, delete, final update).
+	SpecChanges map[string]int `json:"specChanges"`
+	// WriteErrors counts spec writes the API server failed.
+	WriteErrors int `json:"writeErrors"`
+	// OperatorStarts counts operator processes started; OperatorExits lists
+	// why the operator stopped when nobody killed it (restarted each time).
+	OperatorStarts int      `json:"operatorStarts"`
+	OperatorExits  []string `json:"operatorExits,omitempty"`
+	// ReleasesChecked counts custom resources checked at the end: live ones
+	// for convergence, deleted ones for leftovers.
+	ReleasesChecked int     `json:"releasesChecked"`
+	LiveChecked     int     `json:"liveChecked"`
+	DeletedChecked  int     `json:"deletedChecked"`
+	ConvergeSeconds float64 `json:"convergeSeconds"`
+	// Problems is what was still wrong when the convergence wait ended.
+	Problems []Problem `json:"problems,omitempty"`
+	// Lost counts custom resources or objects with a problem: must be 0.
+	Lost int `json:"lost"`
+}
+
+func (rep *Report) fill(w *workload, op *supervisor) {
+	w.mu.Lock()
+	rep.SpecChanges = map[string]int{}
+	for k, v := range w.changes {
+		rep.SpecChanges[k] = v
+	}
+	rep.WriteErrors = w.errors
+	w.mu.Unlock()
+	rep.OperatorStarts, rep.OperatorExits = op.counts()
+	for _, s := range w.snapshot() {
+		rep.ReleasesChecked++
+		if s.live {
+			rep.LiveChecked++
+		} else {
+			rep.DeletedChecked++
+		}
+	}
+	subjects := map[string]bool{}
+	for _, p := range rep.Problems {
+		subjects[p.Subject] = true
+	}
+	rep.Lost = len(subjects)
+}
+
+// FaultCounts tallies the faults by kind: tried, injected, and of those how
+// many hit their target state (Caught).
+func (rep *Report) FaultCounts() (kinds []FaultKind, tried, injected, caught map[FaultKind]int) {
+	tried, injected, caught = map[FaultKind]int{}, map[FaultKind]int{}, map[FaultKind]int{}
+	for _, f := range rep.Faults {
+		if _, ok := tried[f.Kind]; !ok {
+			kinds = append(kinds, f.Kind)
+		}
+		tried[f.Kind]++
+		if f.Injected {
+			injected[f.Kind]++
+		}
+		if f.Caught {
+			caught[f.Kind]++
+		}
+	}
+	slices.Sort(kinds)
+	return kinds, tried, injected, caught
+}
+
+// Kills counts operator kills (each one survived if Lost is 0).
+func (rep *Report) Kills() int {
+	return rep.count(func(f Fault) bool {
+		return f.Injected && (f.Kind == KillMidInstall || f.Kind == KillMidUpgrade || f.Kind == KillMidRollback || f.Kind == KillMidUninstall)
+	})
+}
+
+// Restarts counts control-plane components crashed and restarted.
+func (rep *Report) Restarts() int {
+	return rep.count(func(f Fault) bool { return f.Injected && (f.Kind == RestartAPIServer || f.Kind == RestartEtcd) })
+}
+
+func (rep *Report) count(pred func(Fault) bool) (n int) {
+	for _, f := range rep.Faults {
+		if pred(f) {
+			n++
+		}
+	}
+	return n
+}
+
+// Print writes the figures as a table.
+func (rep *Report) Print(out io.Writer) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "fault\ttried\tinjected\thit its target state\n")
+	kinds, tried, injected, caught := rep.FaultCounts()
+	for _, k := range kinds {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", k, tried[k], injected[k], caught[k])
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "seed %d; %d custom resources in %d namespaces; faults for %.0fs\n", rep.Seed, rep.CRs, rep.Namespaces, rep.FaultSeconds)
+	fmt.Fprintf(out, "operator kills survived: %d; control-plane restarts survived: %d; operator starts: %d (%d exits by itself)\n",
+		rep.Kills(), rep.Restarts(), rep.OperatorStarts, len(rep.OperatorExits))
+	keys := make([]string, 0, len(rep.SpecChanges))
+	for k := range rep.SpecChanges {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	fmt.Fprintf(out, "spec changes:")
+	for _, k := range keys {
+		fmt.Fprintf(out, " %s %d;", k, rep.SpecChanges[k])
+	}
+	fmt.Fprintf(out, " writes failed by the API server: %d\n", rep.WriteErrors)
+	fmt.Fprintf(out, "releases checked: %d (%d live, converged in %.1fs; %d deleted); lost: %d\n",
+		rep.ReleasesChecked, rep.LiveChecked, rep.ConvergeSeconds, rep.DeletedChecked, rep.Lost)
+	for _, p := range rep.Problems {
+		fmt.Fprintf(out, "  PROBLEM %s: %s\n", p.Subject, p.What)
+	}
+}
+
+// Write saves the report as JSON.
+func (rep *Report) Write(path string) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

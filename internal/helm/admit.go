@@ -1,0 +1,76 @@
+package helm
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/resource"
+
+	"helm.sh/helm/v3/pkg/kube"
+
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
+)
+
+// Admit is asked about every object an action is about to create or
+// update; its error fails the action before the object is sent.
+type Admit func(ownership.Placement) error
+
+// admittingClient is a kube client that asks admit before each create and
+// update: it sees hooks as well as manifests (Helm post-renders manifests
+// only). It keeps the optional interfaces Helm's actions look for.
+type admittingClient struct {
+	kube.Interface
+	admit Admit
+}
+
+func (c admittingClient) check(rl kube.ResourceList) error {
+	return rl.Visit(func(info *resource.Info, err error) error {
+		if err != nil {
+			return err
+		}
+		p := ownership.Placement{GVK: info.Object.GetObjectKind().GroupVersionKind(), Name: info.Name, Namespace: info.Namespace}
+		if info.Mapping != nil && info.Mapping.Scope.Name() == meta.RESTScopeNameRoot {
+			p.Namespace, p.ClusterScoped = "", true
+		}
+		return c.admit(p)
+	})
+}
+
+func (c admittingClient) Create(rl kube.ResourceList) (*kube.Result, error) {
+	if err := c.check(rl); err != nil {
+		return nil, err
+	}
+	return c.Interface.Create(rl)
+}
+
+func (c admittingClient) Update(original, target kube.ResourceList, force bool) (*kube.Result, error) {
+	if err := c.check(target); err != nil {
+		return nil, err
+	}
+	return c.Interface.Update(original, target, force)
+}
+
+func (c admittingClient) UpdateThreeWayMerge(original, target kube.ResourceList, force bool) (*kube.Result, error) {
+	if err := c.check(target); err != nil {
+		return nil, err
+	}
+	if tw, ok := c.Interface.(kube.InterfaceThreeWayMerge); ok {
+		return tw.UpdateThreeWayMerge(original, target, force)
+	}
+	return c.Interface.Update(original, target, force)
+}
+
+func (c admittingClient) WaitForDelete(rl kube.ResourceList, timeout time.Duration) error {
+	if ext, ok := c.Interface.(kube.InterfaceExt); ok {
+		return ext.WaitForDelete(rl, timeout)
+	}
+	return nil
+}
+
+// withAdmit wraps kc when admit is set.
+func withAdmit(kc kube.Interface, admit Admit) kube.Interface {
+	if admit == nil {
+		return kc
+	}
+	return admittingClient{Interface: kc, admit: admit}
+}
