@@ -21,13 +21,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/chartkeeper/chartkeeper/internal/bench"
 	"github.com/chartkeeper/chartkeeper/internal/devcluster"
+	"github.com/chartkeeper/chartkeeper/internal/envvar"
 )
 
 // podsPerNode is each kwok node's capacity, as on a real node.
@@ -40,49 +40,22 @@ func main() {
 	}
 }
 
-func envInt(name string, def int) (int, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
-	}
-	return n, nil
-}
-
-func envDuration(name string) (time.Duration, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%q: %w", name, v, err)
-	}
-	if d == 0 {
-		d = -1 // zero means skip
-	}
-	return d, nil
-}
-
 func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	n, err := envInt("BENCH_N", 100)
+	n, err := envvar.Int("BENCH_N", 100)
 	if err != nil {
 		return err
 	}
-	conc, err := envInt("BENCH_CONCURRENCY", 10)
+	conc, err := envvar.Int("BENCH_CONCURRENCY", 10)
 	if err != nil {
 		return err
 	}
-	idle, err := envDuration("BENCH_IDLE")
+	idle, err := benchDuration("BENCH_IDLE")
 	if err != nil {
 		return err
 	}
-	timeout, err := envDuration("BENCH_TIMEOUT")
+	timeout, err := benchDuration("BENCH_TIMEOUT")
 	if err != nil {
 		return err
 	}
@@ -202,4 +175,14 @@ func machine() string {
 		s = model + ", " + s
 	}
 	return s
+}
+
+// benchDuration reads a duration setting: unset is 0 (the default), an
+// explicit 0 is -1 (skip).
+func benchDuration(name string) (time.Duration, error) {
+	d, set, err := envvar.Duration(name)
+	if set && d == 0 {
+		d = -1
+	}
+	return d, err
 }

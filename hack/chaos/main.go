@@ -24,6 +24,7 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/chaos"
 	"github.com/chartkeeper/chartkeeper/internal/devcluster"
+	"github.com/chartkeeper/chartkeeper/internal/envvar"
 )
 
 func main() {
@@ -36,7 +37,7 @@ func main() {
 func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	out := envOr("CHAOS_OUT", filepath.Join("tmp", "chaos"))
+	out := envvar.String("CHAOS_OUT", filepath.Join("tmp", "chaos"))
 	cfg := chaos.Config{
 		Chart:   filepath.Join("test", "e2e", "testdata", "charts", "app"),
 		WorkDir: out,
@@ -47,16 +48,16 @@ func run() error {
 			"--leader-elect-lease-duration", "6s", "--leader-elect-renew-deadline", "4s", "--leader-elect-retry-period", "1s"},
 	}
 	var err error
-	if cfg.CRs, err = envInt("CHAOS_CRS"); err != nil {
+	if cfg.CRs, err = envvar.Int("CHAOS_CRS", 0); err != nil {
 		return err
 	}
-	if cfg.Namespaces, err = envInt("CHAOS_NAMESPACES"); err != nil {
+	if cfg.Namespaces, err = envvar.Int("CHAOS_NAMESPACES", 0); err != nil {
 		return err
 	}
-	if cfg.Duration, err = envDuration("CHAOS_DURATION"); err != nil {
+	if cfg.Duration, err = positive("CHAOS_DURATION"); err != nil {
 		return err
 	}
-	if cfg.FaultEvery, err = envDuration("CHAOS_FAULT_EVERY"); err != nil {
+	if cfg.FaultEvery, err = positive("CHAOS_FAULT_EVERY"); err != nil {
 		return err
 	}
 	if s := os.Getenv("CHAOS_SEED"); s != "" {
@@ -90,33 +91,11 @@ func run() error {
 	return err
 }
 
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
+// positive reads a duration setting: unset is 0 (the harness's default).
+func positive(name string) (time.Duration, error) {
+	d, set, err := envvar.Duration(name)
+	if set && d == 0 {
+		return 0, fmt.Errorf("%s=0: want a positive duration", name)
 	}
-	return def
-}
-
-func envInt(name string) (int, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return 0, nil // the harness's default
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
-	}
-	return n, nil
-}
-
-func envDuration(name string) (time.Duration, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%s=%q: want a positive duration", name, v)
-	}
-	return d, nil
+	return d, err
 }

@@ -25,6 +25,7 @@ const (
 	ReasonUnlocked           = "Unlocked"
 	ReasonDriftCorrected     = "DriftCorrected"
 	ReasonDriftFailed        = "DriftCorrectionFailed"
+	ReasonPruned             = "Pruned"
 	ReasonInSync             = "InSync"
 	ReasonProgressing        = "Progressing"
 	ReasonNotReady           = "NotReady"

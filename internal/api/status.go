@@ -23,6 +23,9 @@ type Status struct {
 	FailedDigest string `json:"failedDigest,omitempty"`
 	// LastFailureTime is when the last failure happened (for backoff).
 	LastFailureTime *metav1.Time `json:"lastFailureTime,omitempty"`
+	// LastFailureMessage says why the last attempt failed (secret values
+	// redacted), so that a resource that stopped retrying still says why.
+	LastFailureMessage string `json:"lastFailureMessage,omitempty"`
 	// TerminalError is the chart's own message when it rejects the values
 	// (schema, template) for TerminalDigest: nothing is retried until the
 	// desired digest changes.

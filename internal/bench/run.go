@@ -10,11 +10,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/chartkeeper/chartkeeper/internal/kubeops"
 )
@@ -43,19 +41,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := os.MkdirAll(workDir, 0o755); err != nil {
 		return nil, err
 	}
-	admin, err := clientcmd.BuildConfigFromFlags("", cfg.Kubeconfig)
+	c, err := kubeops.Connect(cfg.Kubeconfig, 1000, 0)
 	if err != nil {
-		return nil, fmt.Errorf("bench: kubeconfig: %w", err)
+		return nil, fmt.Errorf("bench: %w", err)
 	}
-	admin.QPS, admin.Burst = 1000, 2000
-	cs, err := kubernetes.NewForConfig(admin)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(admin)
-	if err != nil {
-		return nil, err
-	}
+	admin, cs, dyn := c.Config, c.Typed, c.Dynamic
 	watchesPath, w, err := writeWatches(workDir, cfg.Chart, cfg.Concurrency)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)

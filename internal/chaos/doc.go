@@ -13,8 +13,11 @@
 // it exits by itself (leader lease lost while the API server was down, say)
 // it is started again, and that is counted too.
 //
-// Then the faults stop, every custom resource is given a final spec, and
-// the harness checks that nothing was lost: each release converges to its
+// Then the faults stop. A quarter of the live custom resources get a spec
+// the API server rejects: each must settle, its release not left pending,
+// with Ready=False and a condition naming what was rejected. Then every
+// custom resource is given a final spec, and the harness checks that
+// nothing was lost: each release converges to its
 // resource's latest spec (Ready, revision deployed, objects as specified),
 // deleted resources leave no release Secret and no object behind, no
 // released object or Secret belongs to nobody, and history stays within

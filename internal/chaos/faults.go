@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -71,10 +72,14 @@ func (in *injector) inject(ctx context.Context, k FaultKind) Fault {
 	f := Fault{Kind: k, At: time.Since(in.started).Round(100 * time.Millisecond)}
 	var err error
 	switch k {
-	case KillMidInstall, KillMidUpgrade, KillMidRollback, KillMidUninstall:
-		// A kill needs a resource in the right state: wait a little for one.
+	case KillMidInstall, KillMidUpgrade, KillMidRollback, KillMidUninstall, DeleteObject, EditObject:
+		// These need a resource in the right state: wait a little for one.
 		for try := 0; try == 0 || errors.Is(err, errNoTarget) && try < 20 && sleep(ctx, 500*time.Millisecond); try++ {
-			err = in.killMid(ctx, k, &f)
+			if k == DeleteObject || k == EditObject {
+				err = in.tamper(ctx, k, &f)
+			} else {
+				err = in.killMid(ctx, k, &f)
+			}
 		}
 	case RestartAPIServer:
 		f.Target = "kube-apiserver"
@@ -82,8 +87,6 @@ func (in *injector) inject(ctx context.Context, k FaultKind) Fault {
 	case RestartEtcd:
 		f.Target = "etcd"
 		err = in.cfg.Cluster.Restart(ctx, "etcd", jitter(in.r, time.Second))
-	case DeleteObject, EditObject:
-		err = in.tamper(ctx, k, &f)
 	}
 	if err != nil {
 		f.Injected, f.Caught, f.Detail = false, false, err.Error()
@@ -204,6 +207,9 @@ func (in *injector) tamper(ctx context.Context, k FaultKind, f *Fault) error {
 			patch = []byte(`{"data":{"data":"tampered"}}`)
 			_, err = in.cs.CoreV1().ConfigMaps(s.key.Namespace).Patch(ctx, name+"-config", types.MergePatchType, patch, metav1.PatchOptions{})
 		}
+	}
+	if apierrors.IsNotFound(err) {
+		return errNoTarget // the release went between the look and the act
 	}
 	f.Injected, f.Caught = err == nil, err == nil
 	return err

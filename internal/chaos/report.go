@@ -32,6 +32,11 @@ type Report struct {
 	LiveChecked     int     `json:"liveChecked"`
 	DeletedChecked  int     `json:"deletedChecked"`
 	ConvergeSeconds float64 `json:"convergeSeconds"`
+	// Failed counts custom resources given a spec that cannot be released
+	// after the faults: each must settle, not Ready, with a condition
+	// saying why (or it is a problem), before its final spec heals it.
+	Failed    int `json:"failed"`
+	Explained int `json:"explained"`
 	// Problems is what was still wrong when the convergence wait ended.
 	Problems []Problem `json:"problems,omitempty"`
 	// Lost counts custom resources or objects with a problem: must be 0.
@@ -55,11 +60,16 @@ func (rep *Report) fill(w *workload, op *supervisor) {
 			rep.DeletedChecked++
 		}
 	}
-	subjects := map[string]bool{}
-	for _, p := range rep.Problems {
-		subjects[p.Subject] = true
+	rep.Lost = subjects(rep.Problems)
+}
+
+// subjects counts the distinct subjects of problems.
+func subjects(ps []Problem) int {
+	seen := map[string]bool{}
+	for _, p := range ps {
+		seen[p.Subject] = true
 	}
-	rep.Lost = len(subjects)
+	return len(seen)
 }
 
 // FaultCounts tallies the faults by kind: tried, injected, and of those how
@@ -125,6 +135,7 @@ func (rep *Report) Print(out io.Writer) {
 		fmt.Fprintf(out, " %s %d;", k, rep.SpecChanges[k])
 	}
 	fmt.Fprintf(out, " writes failed by the API server: %d\n", rep.WriteErrors)
+	fmt.Fprintf(out, "specs that cannot be released: %d, settled with a condition saying why: %d\n", rep.Failed, rep.Explained)
 	fmt.Fprintf(out, "releases checked: %d (%d live, converged in %.1fs; %d deleted); lost: %d\n",
 		rep.ReleasesChecked, rep.LiveChecked, rep.ConvergeSeconds, rep.DeletedChecked, rep.Lost)
 	for _, p := range rep.Problems {

@@ -11,10 +11,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/chartkeeper/chartkeeper/internal/kubeops"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
@@ -37,20 +35,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
 		return nil, err
 	}
-	admin, err := clientcmd.BuildConfigFromFlags("", cfg.Kubeconfig)
+	// A request to a dying API server must not hang the run: 15 s timeout.
+	c, err := kubeops.Connect(cfg.Kubeconfig, 200, 15*time.Second)
 	if err != nil {
-		return nil, fmt.Errorf("chaos: kubeconfig: %w", err)
+		return nil, fmt.Errorf("chaos: %w", err)
 	}
-	admin.QPS, admin.Burst = 200, 400
-	admin.Timeout = 15 * time.Second // a request to a dying API server must not hang the run
-	cs, err := kubernetes.NewForConfig(admin)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(admin)
-	if err != nil {
-		return nil, err
-	}
+	admin, cs, dyn := c.Config, c.Typed, c.Dynamic
 	suffix := fmt.Sprintf("%04x", cfg.Seed%0x10000)
 	var namespaces []string
 	for i := range cfg.Namespaces {
@@ -105,20 +95,31 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := op.ready(ctx, 3*time.Minute); err != nil {
 		return rep, fmt.Errorf("chaos: after the faults: %w", err)
 	}
+	v := &verifier{cs: cs, w: w, namespaces: namespaces, maxHistory: maxHistory}
+	// A spec that cannot be released must end in a settled failure that
+	// says why, not in a pending release or a silent one.
+	failing, err := failOnPurpose(ctx, w, r, cfg.MaxConfigMaps)
+	if err != nil {
+		return rep, fmt.Errorf("chaos: failing specs: %w", err)
+	}
+	unexplained, err := waitExplained(ctx, v, failing, cfg.ConvergeTimeout)
+	if err != nil {
+		return rep, fmt.Errorf("chaos: %w", err)
+	}
+	rep.Failed, rep.Explained = len(failing), len(failing)-subjects(unexplained)
 	if err := finalSpecs(ctx, w, r, cfg.MaxConfigMaps); err != nil {
 		return rep, fmt.Errorf("chaos: final specs: %w", err)
 	}
-	v := &verifier{cs: cs, w: w, namespaces: namespaces, maxHistory: maxHistory}
 	began = time.Now()
 	problems, err := converge(ctx, cfg, v)
 	rep.ConvergeSeconds = time.Since(began).Seconds()
-	rep.Problems = problems
+	rep.Problems = append(unexplained, problems...)
 	rep.fill(w, op)
 	if err != nil {
 		return rep, fmt.Errorf("chaos: %w", err)
 	}
 	if rep.Lost > 0 {
-		return rep, fmt.Errorf("chaos: %d lost (seed %d): %s", rep.Lost, cfg.Seed, summarize(problems))
+		return rep, fmt.Errorf("chaos: %d lost (seed %d): %s", rep.Lost, cfg.Seed, summarize(rep.Problems))
 	}
 	return rep, nil
 }
@@ -216,10 +217,16 @@ func finalSpecs(ctx context.Context, w *workload, r *rand.Rand, maxCM int) error
 // converge checks until nothing is wrong or the timeout passes, and returns
 // what is still wrong.
 func converge(ctx context.Context, cfg Config, v *verifier) ([]Problem, error) {
-	deadline := time.Now().Add(cfg.ConvergeTimeout)
+	return until(ctx, cfg.ConvergeTimeout, v.check)
+}
+
+// until calls check every 2 s until it finds no problem or timeout passes,
+// and returns the problems it found last.
+func until(ctx context.Context, timeout time.Duration, check func(context.Context) ([]Problem, error)) ([]Problem, error) {
+	deadline := time.Now().Add(timeout)
 	var last []Problem
 	for {
-		ps, err := v.check(ctx)
+		ps, err := check(ctx)
 		if err == nil {
 			if len(ps) == 0 {
 				return nil, nil

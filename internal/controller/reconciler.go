@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,6 +59,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	obj.SetGroupVersionKind(r.target.Watch.GroupVersionKind())
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	// Requests come from released objects and release Secrets too, whatever
+	// the resource's labels: a resource the watch's selector does not select
+	// belongs to another operator (a shard), even while being deleted.
+	if sel := r.target.Watch.LabelSelector; sel != nil && !sel.Matches(labels.Set(obj.GetLabels())) {
+		return ctrl.Result{}, nil
 	}
 	deleting := obj.GetDeletionTimestamp() != nil
 	if deleting && !controllerutil.ContainsFinalizer(obj, api.Finalizer) {

@@ -11,6 +11,7 @@ import (
 // FuzzFromChart feeds arbitrary values.schema.json and values.yaml
 // documents to the conversion: it must never panic, and whatever it
 // returns without an error is an object schema.
+// Seeds: the test charts, the cases below and testdata/fuzz/FuzzFromChart.
 func FuzzFromChart(f *testing.F) {
 	for _, name := range []string{"schema-chart", "plain-chart"} {
 		schema, _ := os.ReadFile(filepath.Join("testdata", name, "values.schema.json"))

@@ -32,7 +32,7 @@ type Client struct {
 	// storageFor returns the release storage of a namespace. Tests swap in
 	// Helm's memory driver.
 	storageFor func(namespace string) *storage.Storage
-	kubeFor    func(namespace string) kube.Interface
+	kubeFor    func(namespace string, log func(string, ...any)) kube.Interface
 
 	capsMu  sync.Mutex
 	caps    *chartutil.Capabilities
@@ -67,7 +67,7 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 		caps, err := c.capabilities()
 		return err == nil && validatesFields(caps.KubeVersion)
 	}
-	c.kubeFor = func(ns string) kube.Interface {
+	c.kubeFor = func(ns string, log func(string, ...any)) kube.Interface {
 		kc := kube.New(g.inNamespace(ns))
 		kc.Factory = sharedValidatorFactory{Factory: kc.Factory, shared: shared}
 		kc.Namespace = ns
@@ -86,7 +86,7 @@ func NewOffline(st *storage.Storage, kc kube.Interface) *Client {
 	return &Client{
 		log:        func(string, ...any) {},
 		storageFor: func(string) *storage.Storage { return st },
-		kubeFor:    func(string) kube.Interface { return kc },
+		kubeFor:    func(string, func(string, ...any)) kube.Interface { return kc },
 		capsFor:    func() (*chartutil.Capabilities, error) { return chartutil.DefaultCapabilities, nil },
 	}
 }
@@ -105,15 +105,28 @@ type Request struct {
 	MaxHistory int
 	// Description is recorded in the revision.
 	Description string
-	// Admit, if set, is asked about every object the action creates or
-	// updates, hooks included (see Admit).
-	Admit Admit
+	Guard
 }
 
-func (c *Client) config(ns string, maxHistory int, admit Admit) (*action.Configuration, error) {
+// Guard is what an action that applies objects is given besides its
+// release: both fields optional.
+type Guard struct {
+	// Admit is asked about every object the action creates or updates,
+	// hooks included (see Admit).
+	Admit Admit
+	// Redact is applied to every log line Helm writes during the action
+	// (Helm logs the errors of failed operations, which can quote values).
+	Redact func(string) string
+}
+
+func (c *Client) config(ns string, maxHistory int, g Guard) (*action.Configuration, error) {
 	caps, err := c.capabilities()
 	if err != nil {
 		return nil, err
+	}
+	log := c.log
+	if g.Redact != nil {
+		log = func(format string, v ...any) { c.log("%s", g.Redact(fmt.Sprintf(format, v...))) }
 	}
 	st := c.storageFor(ns)
 	st.MaxHistory = maxHistory
@@ -124,16 +137,16 @@ func (c *Client) config(ns string, maxHistory int, admit Admit) (*action.Configu
 	return &action.Configuration{
 		RESTClientGetter: getter,
 		Releases:         st,
-		KubeClient:       withAdmit(c.kubeFor(ns), admit),
+		KubeClient:       withAdmit(c.kubeFor(ns, log), g.Admit),
 		Capabilities:     caps,
-		Log:              c.log,
+		Log:              log,
 	}, nil
 }
 
 // Install installs a new release. Helm records a failed install as a
 // revision with status failed; the returned error says what failed.
 func (c *Client) Install(ctx context.Context, r Request) (*release.Release, error) {
-	cfg, err := c.config(r.Namespace, r.MaxHistory, r.Admit)
+	cfg, err := c.config(r.Namespace, r.MaxHistory, r.Guard)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +159,7 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 // Upgrade upgrades an existing release to the request's chart and values
 // (the values replace the previous ones; nothing is reused).
 func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, error) {
-	cfg, err := c.config(r.Namespace, r.MaxHistory, r.Admit)
+	cfg, err := c.config(r.Namespace, r.MaxHistory, r.Guard)
 	if err != nil {
 		return nil, err
 	}
@@ -157,9 +170,9 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 }
 
 // Rollback rolls the release back to revision toRevision, as a new
-// revision; admit (if set) is asked about every object it re-applies.
-func (c *Client) Rollback(_ context.Context, name, ns string, toRevision, maxHistory int, admit Admit) error {
-	cfg, err := c.config(ns, maxHistory, admit)
+// revision, under g (every object it re-applies is admitted).
+func (c *Client) Rollback(_ context.Context, name, ns string, toRevision, maxHistory int, g Guard) error {
+	cfg, err := c.config(ns, maxHistory, g)
 	if err != nil {
 		return err
 	}
@@ -171,7 +184,7 @@ func (c *Client) Rollback(_ context.Context, name, ns string, toRevision, maxHis
 // Uninstall removes the release's objects and its history. A release that
 // does not exist is not an error.
 func (c *Client) Uninstall(_ context.Context, name, ns string, description string) error {
-	cfg, err := c.config(ns, 0, nil)
+	cfg, err := c.config(ns, 0, Guard{})
 	if err != nil {
 		return err
 	}

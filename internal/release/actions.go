@@ -14,7 +14,7 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
-// action is one of the six things a step can do. Each is a small type; run
+// action is one of the seven things a step can do. Each is a small type; run
 // does the work and returns the release it made, if it has it.
 type action interface {
 	run(ctx context.Context, s *step) (*helmrelease.Release, error)
@@ -34,6 +34,8 @@ func actionFor(d Decision) action {
 		return unlock{}
 	case ActionCorrectDrift:
 		return correctDrift{}
+	case ActionPrune:
+		return prune{}
 	}
 	return nil
 }
@@ -58,9 +60,16 @@ func (s *step) request() (helm.Request, error) {
 			Owner: owner, ReleaseNamespace: s.d.ref.Namespace, Mapper: s.e.helm.Mapper(),
 			Edit: relocate(w.Images), Admit: admit,
 		},
-		Admit:       admit, // hooks are not post-rendered: the kube client checks them
+		Guard:       s.guard(admit), // hooks are not post-rendered: the kube client checks them
 		Description: fmt.Sprintf("chartkeeper: %s %s/%s generation %d", owner.GVK.Kind, owner.Namespace, owner.Name, s.obj.GetGeneration()),
 	}, nil
+}
+
+// guard is what Helm is given to keep an action in scope and its logs free
+// of secret values.
+func (s *step) guard(admit helm.Admit) helm.Guard {
+	secrets := s.d.secrets
+	return helm.Guard{Admit: admit, Redact: func(line string) string { return values.Redact(line, secrets) }}
 }
 
 // Install installs the release.
@@ -90,7 +99,7 @@ type rollback struct{ to int }
 
 func (r rollback) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 	return nil, s.e.helm.Rollback(ctx, s.d.ref.Name, s.d.ref.Namespace, r.to, s.t.Watch.Policy.MaxHistory,
-		admitScope(s.t.Watch.Scope, s.d.ref.Namespace))
+		s.guard(admitScope(s.t.Watch.Scope, s.d.ref.Namespace)))
 }
 
 // Uninstall removes the release and its history; on deletion it first
@@ -131,6 +140,13 @@ func (correctDrift) run(ctx context.Context, s *step) (*helmrelease.Release, err
 		}
 	}
 	return nil, s.e.correct(ctx, releaseKey(s.d.ref), fix)
+}
+
+// Prune deletes the objects earlier revisions left (Observation.Leftovers).
+type prune struct{}
+
+func (prune) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
+	return nil, s.e.prune(ctx, s.o.Leftovers)
 }
 
 // relocate is the post-render edit of a watch's images setting (nil: none).

@@ -40,6 +40,8 @@ func (s *step) summarize(res Result) {
 		drop(api.ConditionRemediated)
 	case res.Ran == ActionCorrectDrift:
 		set(api.ConditionReleased, metav1.ConditionTrue, api.ReasonDriftCorrected, "restored "+fmt.Sprint(o.Drift))
+	case res.Ran == ActionPrune:
+		set(api.ConditionReleased, metav1.ConditionTrue, api.ReasonPruned, "deleted what earlier revisions left: "+listObjects(o.Leftovers, 5))
 	case res.Ran == ActionRollback || (res.Ran == ActionUninstall && d.Remediation):
 		set(api.ConditionReleased, metav1.ConditionFalse, d.Reason, d.Message)
 		verb := "uninstalled"

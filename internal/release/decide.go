@@ -49,6 +49,10 @@ func Decide(o Observation, p policyOf) Decision {
 			Message: fmt.Sprintf("revision %d does not match the desired chart and values", l.Version)}
 	}
 	// Deployed from the desired chart and values.
+	if len(o.Leftovers) > 0 {
+		return Decision{State: StateLeftovers, Action: ActionPrune, Reason: api.ReasonProgressing,
+			Message: fmt.Sprintf("objects earlier revisions created remain: %s", listObjects(o.Leftovers, 5))}
+	}
 	if len(o.Drift) > 0 && p.CorrectDrift {
 		return Decision{State: StateDrifted, Action: ActionCorrectDrift, Reason: api.ReasonProgressing,
 			Message: fmt.Sprintf("released objects changed outside Helm: %v", o.Drift)}
@@ -79,26 +83,26 @@ func decideFailed(o Observation, p policyOf) Decision {
 	// keeps failing is not tried forever.
 	if n := o.failures(); n > p.Retries+1 {
 		return Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted,
-			Message: fmt.Sprintf("revision %d failed and %d attempts to release or remediate failed; change the spec or chart to try again", l.Version, n)}
+			Message: fmt.Sprintf("revision %d failed and %d attempts to release or remediate failed; change the spec or chart to try again%s", l.Version, n, o.lastFailure())}
 	}
 	if o.PreviousDeployed == 0 { // an install that failed: nothing good to go back to
 		if p.KeepFailedInstall {
 			if o.FailedDigest == o.DesiredDigest {
 				return Decision{State: StateStalled, Reason: api.ReasonInstallFailed,
-					Message: fmt.Sprintf("install failed (revision %d kept for inspection); change the spec to try again", l.Version)}
+					Message: fmt.Sprintf("install failed (revision %d kept for inspection); change the spec to try again%s", l.Version, o.lastFailure())}
 			}
 			return Decision{State: StateFailed, Action: ActionUninstall, Reason: api.ReasonInstallFailed,
 				Message: "the spec changed since the failed install: removing it to install again"}
 		}
 		return Decision{State: StateFailed, Action: ActionUninstall, Remediation: true, Reason: api.ReasonInstallFailed,
-			Message: fmt.Sprintf("install failed (revision %d): uninstalling it", l.Version)}
+			Message: fmt.Sprintf("install failed (revision %d): uninstalling it%s", l.Version, o.lastFailure())}
 	}
 	if p.UpgradeStrategy == "uninstall" {
 		return Decision{State: StateFailed, Action: ActionUninstall, Remediation: true, Reason: api.ReasonUpgradeFailed,
-			Message: fmt.Sprintf("upgrade failed (revision %d): uninstalling", l.Version)}
+			Message: fmt.Sprintf("upgrade failed (revision %d): uninstalling%s", l.Version, o.lastFailure())}
 	}
 	return Decision{State: StateFailed, Action: ActionRollback, RollbackTo: o.PreviousDeployed, Remediation: true,
-		Reason: api.ReasonUpgradeFailed, Message: fmt.Sprintf("upgrade failed (revision %d): rolling back to revision %d", l.Version, o.PreviousDeployed)}
+		Reason: api.ReasonUpgradeFailed, Message: fmt.Sprintf("upgrade failed (revision %d): rolling back to revision %d%s", l.Version, o.PreviousDeployed, o.lastFailure())}
 }
 
 func decideUnready(o Observation, p policyOf) Decision {
@@ -146,11 +150,11 @@ func retryGate(o Observation, p policyOf, state State) (Decision, bool) {
 	}
 	if n > p.Retries {
 		return Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted,
-			Message: fmt.Sprintf("%d attempts failed (retries: %d); change the spec or chart to try again", n, p.Retries)}, true
+			Message: fmt.Sprintf("%d attempts failed (retries: %d); change the spec or chart to try again%s", n, p.Retries, o.lastFailure())}, true
 	}
 	if wait := o.LastFailure.Add(p.Backoff(n)).Sub(o.Now); wait > 0 {
 		return Decision{State: state, RequeueAfter: wait, Reason: api.ReasonBackoff,
-			Message: fmt.Sprintf("attempt %d failed; retrying in %s", n, wait.Round(time.Second))}, true
+			Message: fmt.Sprintf("attempt %d failed; retrying in %s%s", n, wait.Round(time.Second), o.lastFailure())}, true
 	}
 	return Decision{}, false
 }

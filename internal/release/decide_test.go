@@ -2,6 +2,7 @@ package release
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,6 +142,11 @@ func TestDecide(t *testing.T) {
 		{"deleting gives up waiting after the timeout", func(o *Observation) {
 			o.Deleting, o.ObjectsRemaining, o.DeletingSince = true, 2, t0.Add(-2*time.Minute)
 		}, nil, Decision{State: StateDeleting, Finished: true}},
+		{"leftovers of an earlier revision are pruned", func(o *Observation) {
+			o.Latest = rev(3, helmrelease.StatusDeployed, want)
+			o.Leftovers = []object{{Namespace: "ns", Name: "web-extra-7"}}
+			o.Drift = []string{"ConfigMap ns/web-config (edited)"}
+		}, nil, Decision{State: StateLeftovers, Action: ActionPrune}},
 		{"deleting finishes when all is gone", func(o *Observation) { o.Deleting = true }, nil,
 			Decision{State: StateDeleting, Finished: true}},
 	}
@@ -165,6 +171,35 @@ func TestDecide(t *testing.T) {
 				t.Error("every decision explains itself")
 			}
 		})
+	}
+}
+
+// A decision taken because attempts failed says why the last one failed,
+// for the digest it was counted for only: a resource that stopped
+// retrying still explains itself.
+func TestFailureDecisionsNameTheLastFailure(t *testing.T) {
+	const why = `Upgrade failed: Service "web" is invalid: spec.ports[0].port: Invalid value: 70000`
+	failed := func(o *Observation) {
+		o.Latest, o.PreviousDeployed = rev(2, helmrelease.StatusFailed, "want"), 1
+	}
+	for name, tc := range map[string]struct {
+		mod     func(*Observation)
+		mention bool
+	}{
+		"stalled, retries spent":    {func(o *Observation) { o.Failures = 3 }, true},
+		"in backoff":                {func(o *Observation) { o.Failures, o.LastFailure = 1, t0 }, true},
+		"failed upgrade rolls back": {func(o *Observation) { o.Failures = 1; failed(o) }, true},
+		"failed install uninstalls": {func(o *Observation) {
+			o.Failures, o.Latest = 1, rev(1, helmrelease.StatusFailed, "want")
+		}, true},
+		"another digest's failure": {func(o *Observation) { o.Failures, o.FailedDigest = 3, "old" }, false},
+	} {
+		o := Observation{Now: t0, DesiredDigest: "want", FailedDigest: "want", LastFailureMessage: why, Ready: true}
+		tc.mod(&o)
+		got := Decide(o, defaultPolicy())
+		if mentioned := strings.Contains(got.Message, "last failure: "+why); mentioned != tc.mention {
+			t.Errorf("%s: %s: %q names the last failure: %v, want %v", name, got.State, got.Message, mentioned, tc.mention)
+		}
 	}
 }
 

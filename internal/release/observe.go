@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/readiness"
 	"github.com/chartkeeper/chartkeeper/internal/values"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
@@ -27,6 +28,9 @@ type desired struct {
 	values chartutil.Values
 	digest string
 	err    error // the values cannot be computed
+	// secrets are the values the chart's schema marks secret: they are
+	// redacted from every message (conditions, events, logs).
+	secrets []string
 }
 
 // desire computes the desired release: name, values (spec, translated by
@@ -44,6 +48,8 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 		d.err = err
 		return nil
 	}
+	d.secrets = values.SecretStrings(t.Watch.Chart, spec)
+	defer func() { d.err = values.RedactError(d.err, d.secrets) }()
 	if obj.GetDeletionTimestamp() == nil { // a resource being deleted needs no new values
 		if len(s.chain) > 0 {
 			// The user's spec is checked against the chart's schema before
@@ -107,12 +113,13 @@ func sortRevisions(rs []revisionMeta) {
 // observe builds the Observation of one step.
 func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstructured, st *api.Status, d desired) (Observation, []object, error) {
 	o := Observation{
-		Now:           e.clock.Now(),
-		Deleting:      obj.GetDeletionTimestamp() != nil,
-		DesiredDigest: d.digest,
-		ValuesError:   d.err,
-		Failures:      st.Failures,
-		FailedDigest:  st.FailedDigest,
+		Now:                e.clock.Now(),
+		Deleting:           obj.GetDeletionTimestamp() != nil,
+		DesiredDigest:      d.digest,
+		ValuesError:        d.err,
+		Failures:           st.Failures,
+		FailedDigest:       st.FailedDigest,
+		LastFailureMessage: st.LastFailureMessage,
 	}
 	if ts := obj.GetDeletionTimestamp(); ts != nil {
 		o.DeletingSince = ts.Time
@@ -171,6 +178,10 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		return o, nil, err
 	}
 	if err := e.observeObjects(ctx, key, l.version, objs, &o); err != nil {
+		return o, objs, err
+	}
+	owner := ownership.Owner{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	if o.Leftovers, err = e.leftovers(ctx, d.ref, owner.Key(), objs); err != nil {
 		return o, objs, err
 	}
 	return o, objs, nil

@@ -27,6 +27,10 @@ const (
 	StateFailed State = "Failed"
 	// StateOutOfSync: the latest revision was made from another chart or values.
 	StateOutOfSync State = "OutOfSync"
+	// StateLeftovers: released as desired, but objects an earlier (failed
+	// or interrupted) revision created, and the deployed one does not hold,
+	// remain.
+	StateLeftovers State = "Leftovers"
 	// StateDrifted: released objects were deleted or edited.
 	StateDrifted State = "Drifted"
 	// StateUnready: released as desired, objects not all Ready yet.
@@ -47,6 +51,7 @@ const (
 	ActionUninstall    ActionKind = "Uninstall"
 	ActionUnlock       ActionKind = "Unlock"
 	ActionCorrectDrift ActionKind = "CorrectDrift"
+	ActionPrune        ActionKind = "Prune"
 )
 
 // Revision is what is known of a stored release revision.
@@ -84,10 +89,15 @@ type Observation struct {
 	NotReady string
 	// ReleasedAt is when Latest was made by us (readiness timeout start).
 	ReleasedAt time.Time
-	// Failures, FailedDigest and LastFailure come from the status.
-	Failures     int
-	FailedDigest string
-	LastFailure  time.Time
+	// Leftovers are objects of the release that its deployed revision does
+	// not hold (see Engine.leftovers).
+	Leftovers []object
+	// Failures, FailedDigest, LastFailure and LastFailureMessage come from
+	// the status.
+	Failures           int
+	FailedDigest       string
+	LastFailure        time.Time
+	LastFailureMessage string
 }
 
 // failures returns the failures counted for the desired digest: a change of
@@ -97,6 +107,15 @@ func (o Observation) failures() int {
 		return 0
 	}
 	return o.Failures
+}
+
+// lastFailure says why the last counted attempt at the desired digest
+// failed, as "; last failure: <why>" to end a message, or "" when unknown.
+func (o Observation) lastFailure() string {
+	if o.failures() == 0 || o.LastFailureMessage == "" {
+		return ""
+	}
+	return "; last failure: " + o.LastFailureMessage
 }
 
 // Decision is Decide's verdict.

@@ -14,6 +14,7 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
 	"github.com/chartkeeper/chartkeeper/internal/metrics"
+	"github.com/chartkeeper/chartkeeper/internal/values"
 )
 
 // step is the working state of one Step.
@@ -79,7 +80,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	s.dec = Decide(s.o, t.Watch.Policy)
 	res := Result{Decision: s.dec, Requeue: s.dec.RequeueAfter, Finished: s.dec.Finished}
 	if s.dec.CountFailure {
-		s.countFailure()
+		s.countFailure(s.dec.Message)
 		e.event(obj, true, s.dec.Reason, "%s", s.dec.Message)
 	}
 	if err := s.hooksBefore(ctx); err != nil {
@@ -196,6 +197,7 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 	}
 	begin := e.clock.Now()
 	rel, err := a.run(ctx, s)
+	err = values.RedactError(err, s.d.secrets)
 	metrics.ObserveAction(string(kind), err, e.clock.Since(begin))
 
 	// Read back what storage holds now: it tells whether the action changed
@@ -229,7 +231,7 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 			return err, err
 		}
 		if kind == ActionInstall || kind == ActionUpgrade || kind == ActionRollback {
-			s.countFailure()
+			s.countFailure(string(kind) + " failed: " + err.Error())
 		}
 		e.event(s.obj, true, string(kind)+"Failed", "%s failed: %v", kind, err)
 		return err, nil
@@ -239,12 +241,12 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 			e.manifests.put(key, rel.Version, objs)
 		}
 	}
-	if kind != ActionCorrectDrift { // a correction records its own baselines
+	if kind != ActionCorrectDrift && kind != ActionPrune { // a correction records its own baselines; a prune leaves them
 		e.drift.markFresh(key, after)
 	}
 	switch kind {
 	case ActionInstall, ActionUpgrade:
-		s.st.Failures, s.st.FailedDigest, s.st.LastFailureTime = 0, "", nil
+		s.st.Failures, s.st.FailedDigest, s.st.LastFailureTime, s.st.LastFailureMessage = 0, "", nil, ""
 		s.st.TerminalError, s.st.TerminalDigest = "", ""
 		e.event(s.obj, false, string(kind)+"Succeeded", "%s of revision %d succeeded", kind, after)
 	case ActionRollback:
@@ -255,17 +257,28 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 		e.event(s.obj, true, api.ReasonUnlocked, "%s; marked failed so it can be remediated", s.dec.Message)
 	case ActionCorrectDrift:
 		e.event(s.obj, false, api.ReasonDriftCorrected, "restored %v", s.o.Drift)
+	case ActionPrune:
+		e.event(s.obj, false, api.ReasonPruned, "deleted what earlier revisions left: %s", listObjects(s.o.Leftovers, 10))
 	}
 	return nil, nil
 }
 
-func (s *step) countFailure() {
+// maxFailureMessage bounds the failure message kept in the status, in
+// characters (an error can quote a whole manifest).
+const maxFailureMessage = 1024
+
+// countFailure counts a failed attempt at the desired digest and keeps why.
+func (s *step) countFailure(why string) {
 	now := metav1.NewTime(s.e.clock.Now())
 	if s.st.FailedDigest != s.d.digest {
 		s.st.Failures, s.st.FailedDigest = 0, s.d.digest
 	}
 	s.st.Failures++
 	s.st.LastFailureTime = &now
+	if r := []rune(why); len(r) > maxFailureMessage {
+		why = string(r[:maxFailureMessage]) + "…"
+	}
+	s.st.LastFailureMessage = why
 }
 
 func (s *step) releaseStatus(revision int, digest string, kind ActionKind, now metav1.Time) *api.ReleaseStatus {

@@ -11,6 +11,7 @@ import (
 // FuzzSpecToValues feeds custom resources (as JSON) and an override to the
 // spec -> values translation: it must never panic, never change the custom
 // resource, and give the same digest for the same input.
+// Seeds: the cases below and testdata/fuzz/FuzzSpecToValues.
 func FuzzSpecToValues(f *testing.F) {
 	for _, s := range []struct{ cr, key, val string }{
 		{`{"spec":{"replicas":2,"image":{"tag":"1.0"}}}`, "image.repository", "nginx"},

@@ -69,6 +69,9 @@ func TestChaosShort(t *testing.T) {
 			t.Errorf("%s: never injected", k)
 		}
 	}
+	if rep.Failed == 0 || rep.Explained != rep.Failed {
+		t.Errorf("specs that cannot be released: %d, explained %d", rep.Failed, rep.Explained)
+	}
 	if rep.Lost != 0 || rep.LiveChecked == 0 {
 		t.Errorf("lost %d, live releases checked %d", rep.Lost, rep.LiveChecked)
 	}

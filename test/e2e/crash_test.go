@@ -3,15 +3,19 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/testenv"
 )
 
@@ -128,4 +132,53 @@ func TestAppKeepsRunningWithoutTheOperator(t *testing.T) {
 	// Deleting the App needs an operator to remove the finalizer.
 	startOperator(t, env, testWatches())
 	deleteApps(t, env, ns)
+}
+
+// Objects of a release that its deployed revision does not hold (what an
+// interrupted or failed revision created: Helm's next upgrade diffs
+// against the last deployed revision and never sees them) are deleted;
+// look-alikes that are not the release's own are left alone.
+func TestLeftoversArePruned(t *testing.T) {
+	env, ns, _ := appFixture(t, testWatches())
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, newApp(ns, "web", map[string]any{"configMaps": 1})); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, env, ns, "web", 1)
+	owner := appGVK.Group + "/" + appGVK.Kind + "/" + ns + "/web"
+	leftover := func(name string, annotations map[string]string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+			Labels: map[string]string{api.LabelManaged: "true"}, Annotations: annotations}}
+	}
+	// As a revision killed half-way through an upgrade to 8 ConfigMaps leaves it.
+	left := leftover("web-extra-7", map[string]string{api.AnnotationOwner: owner,
+		"meta.helm.sh/release-name": "web", "meta.helm.sh/release-namespace": ns})
+	lookalike := leftover("web-extra-8", map[string]string{api.AnnotationOwner: owner})
+	for _, cm := range []*corev1.ConfigMap{lookalike, left} {
+		if err := env.Client.Create(ctx, cm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(left), &corev1.ConfigMap{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the leftover is still there (%v)", err)
+		}
+		return nil
+	})
+	waitReady(t, env, ns, "web", 1)
+	testenv.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		for _, m := range eventMessages(ctx, t, env, ns, "web") {
+			if strings.Contains(m, "deleted what earlier revisions left: ConfigMap "+ns+"/web-extra-7") {
+				return nil
+			}
+		}
+		return fmt.Errorf("no Event says what was pruned: %q", eventMessages(ctx, t, env, ns, "web"))
+	})
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(lookalike), &corev1.ConfigMap{}); err != nil {
+		t.Errorf("a ConfigMap Helm did not create was deleted: %v", err)
+	}
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web-extra-0"}, &corev1.ConfigMap{}); err != nil {
+		t.Errorf("the release's own ConfigMap: %v", err)
+	}
 }

@@ -1,11 +1,17 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/testenv"
 )
@@ -49,9 +55,83 @@ func TestDeployAndUndeploy(t *testing.T) {
 	if err != nil || string(img) != "registry.example/chartkeeper:e2e" {
 		t.Errorf("manager image %q (%v), want IMG", img, err)
 	}
+	checkManagerLockedDown(t, env)
 	out = makeTarget("undeploy")
 	undeployed = true
 	if !strings.Contains(out, "deployment.apps \"chartkeeper-controller-manager\" deleted") {
 		t.Errorf("make undeploy output:\n%s", out)
+	}
+}
+
+// checkManagerLockedDown checks the deployed manager Pod: admitted into a
+// namespace that enforces the restricted Pod Security Standard, it runs as
+// non-root, with a read-only root filesystem, no privilege escalation and
+// no capabilities.
+func checkManagerLockedDown(t *testing.T, env *testenv.Env) {
+	t.Helper()
+	ctx := context.Background()
+	var ns corev1.Namespace
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: "chartkeeper-system"}, &ns); err != nil {
+		t.Fatal(err)
+	}
+	if got := ns.Labels["pod-security.kubernetes.io/enforce"]; got != "restricted" {
+		t.Errorf("namespace enforces Pod Security %q, want restricted", got)
+	}
+	var pods corev1.PodList
+	if err := env.Client.List(ctx, &pods, client.InNamespace("chartkeeper-system"),
+		client.MatchingLabels{"app.kubernetes.io/component": "manager"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) == 0 {
+		t.Fatal("no manager Pod")
+	}
+	for _, pod := range pods.Items {
+		psc := pod.Spec.SecurityContext
+		if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot {
+			t.Errorf("%s: runAsNonRoot is not set", pod.Name)
+		}
+		for _, c := range pod.Spec.Containers {
+			sc := c.SecurityContext
+			switch {
+			case sc == nil:
+				t.Errorf("%s/%s: no securityContext", pod.Name, c.Name)
+			case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+				t.Errorf("%s/%s: root filesystem is writable", pod.Name, c.Name)
+			case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
+				t.Errorf("%s/%s: privilege escalation is allowed", pod.Name, c.Name)
+			case sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL"):
+				t.Errorf("%s/%s: capabilities are not all dropped", pod.Name, c.Name)
+			}
+		}
+	}
+}
+
+// The manager image's last stage runs as a numeric non-root user (a
+// Deployment's runAsNonRoot can only verify a numeric one) on a base image
+// without a shell or package manager.
+func TestManagerImageRunsAsNonRoot(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var from, user string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		switch strings.ToUpper(f[0]) {
+		case "FROM":
+			from, user = f[1], "" // a new stage starts as root
+		case "USER":
+			user = f[1]
+		}
+	}
+	if !strings.HasPrefix(from, "gcr.io/distroless/static") {
+		t.Errorf("final stage FROM %s, want a distroless static image", from)
+	}
+	uid, _, _ := strings.Cut(user, ":")
+	if n, err := strconv.Atoi(uid); err != nil || n == 0 {
+		t.Errorf("final stage USER %q, want a numeric non-root uid", user)
 	}
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -67,10 +68,21 @@ func startOperator(t *testing.T, env *testenv.Env, watchesFile string, extra ...
 // replicas of one ServiceAccount, say) and returns once it is ready.
 func startOperatorAs(t *testing.T, kubeconfig, watchesFile string, extra ...string) *process {
 	t.Helper()
+	return startOperatorEnv(t, nil, kubeconfig, watchesFile, extra...)
+}
+
+// startOperatorEnv is startOperatorAs with environment variables added to
+// the test's (WATCH_NAMESPACE, say).
+func startOperatorEnv(t *testing.T, environ []string, kubeconfig, watchesFile string, extra ...string) *process {
+	t.Helper()
 	probe := freeAddr(t)
 	args := append([]string{"run", "--kubeconfig", kubeconfig, "--watches-file", watchesFile,
 		"--health-probe-bind-address", probe}, extra...)
-	p := start(t, exec.Command(operatorBinary(t), args...))
+	cmd := exec.Command(operatorBinary(t), args...)
+	if environ != nil {
+		cmd.Env = append(os.Environ(), environ...)
+	}
+	p := start(t, cmd)
 	p.eventually(t, time.Minute, get200("http://"+probe+"/readyz"))
 	return p
 }
@@ -81,10 +93,28 @@ func startOperatorAs(t *testing.T, kubeconfig, watchesFile string, extra ...stri
 // then the operator is stopped.
 func appFixture(t *testing.T, watchesFile string, extra ...string) (*testenv.Env, string, *process) {
 	t.Helper()
+	return appFixtureEnv(t, false, watchesFile, extra...)
+}
+
+// confinedAppFixture is appFixture with the operator confined to the test's
+// namespace by WATCH_NAMESPACE: what other tests leave behind in theirs
+// cannot reach it.
+func confinedAppFixture(t *testing.T, watchesFile string, extra ...string) (*testenv.Env, string, *process) {
+	t.Helper()
+	return appFixtureEnv(t, true, watchesFile, extra...)
+}
+
+func appFixtureEnv(t *testing.T, confined bool, watchesFile string, extra ...string) (*testenv.Env, string, *process) {
+	t.Helper()
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())
 	ns := env.Namespace(t)
-	op := startOperator(t, env, watchesFile, extra...)
+	var environ []string
+	if confined {
+		environ = []string{"WATCH_NAMESPACE=" + ns}
+	}
+	op := startOperatorEnv(t, environ, operatorKubeconfig(t, env, watchesFile), watchesFile,
+		append([]string{"--metrics-bind-address", "0"}, extra...)...)
 	t.Cleanup(func() { deleteApps(t, env, ns) })
 	return env, ns, op
 }

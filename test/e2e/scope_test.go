@@ -92,3 +92,32 @@ func eventMessages(ctx context.Context, t *testing.T, env *testenv.Env, ns, name
 	}
 	return out
 }
+
+// WATCH_NAMESPACE confines the operator: a custom resource in a namespace
+// it does not name gets no finalizer, no status and no release, however
+// long it waits.
+func TestWatchNamespaceConfines(t *testing.T) {
+	env, ns, _ := confinedAppFixture(t, testWatches())
+	other := env.Namespace(t)
+	ctx := context.Background()
+	outside := newApp(other, "outside", map[string]any{"replicas": 1})
+	if err := env.Client.Create(ctx, outside); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Create(ctx, newApp(ns, "inside", map[string]any{"replicas": 1})); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, env, ns, "inside", 1)
+	time.Sleep(2 * time.Second) // time for a wrong operator to pick the other one up
+	u, st, err := getApp(ctx, env, other, "outside")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.GetFinalizers()) != 0 || len(st.Conditions) != 0 || len(releaseSecrets(t, env, other, "outside")) != 0 {
+		t.Errorf("an App outside WATCH_NAMESPACE was touched: finalizers %v, status %+v, %d release Secrets",
+			u.GetFinalizers(), st, len(releaseSecrets(t, env, other, "outside")))
+	}
+	if err := env.Client.Delete(ctx, outside); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -57,7 +57,7 @@ func TestSteadyStateIsQuiet(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			metrics := freeAddr(t)
-			env, ns, _ := appFixture(t, tc.watches, "--metrics-bind-address", metrics)
+			env, ns, _ := confinedAppFixture(t, tc.watches, "--metrics-bind-address", metrics)
 			ctx := context.Background()
 			for i := range n {
 				if err := env.Client.Create(ctx, newApp(ns, fmt.Sprintf("app-%d", i), map[string]any{"replicas": 1})); err != nil {
