@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -142,7 +141,7 @@ func (s *supervisor) ready(ctx context.Context, timeout time.Duration) error {
 		if n := len(exits) - len(before); n >= crashLoop {
 			return fmt.Errorf("the operator exited %d times while starting, last: %s (log: %s)", n, exits[len(exits)-1], s.logPath)
 		}
-		if up && get200(ctx, "http://"+probe+"/readyz") == nil {
+		if up && childproc.Probe(ctx, "http://"+probe+"/readyz") == nil {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -160,22 +159,4 @@ func (s *supervisor) counts() (starts int, exits []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.starts, append([]string(nil), s.exits...)
-}
-
-func get200(ctx context.Context, url string) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", url, resp.Status)
-	}
-	return nil
 }

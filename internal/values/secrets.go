@@ -2,8 +2,10 @@ package values
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"helm.sh/helm/v3/pkg/chart"
 )
@@ -20,17 +22,23 @@ const Redacted = "[redacted]"
 // secret: string properties with "writeOnly": true or "format": "password"
 // (JSON Schema's and OpenAPI's markers), looked up in vals by their path
 // under "properties". Longest first, no duplicates, each at least
-// MinSecretLength long. A chart without a schema has none.
+// MinSecretLength long. A chart without a schema has none. The schema is
+// read once per chart (it runs on every reconcile).
 func SecretStrings(ch *chart.Chart, vals map[string]any) []string {
-	if ch == nil || len(ch.Schema) == 0 {
+	seen := map[string]bool{}
+	for _, path := range secretPaths(ch) {
+		var v any = vals
+		for _, k := range path {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		if s, ok := v.(string); ok && len(s) >= MinSecretLength {
+			seen[s] = true
+		}
+	}
+	if len(seen) == 0 {
 		return nil
 	}
-	var schema map[string]any
-	if err := json.Unmarshal(ch.Schema, &schema); err != nil {
-		return nil // Validate reports a broken schema
-	}
-	seen := map[string]bool{}
-	collectSecrets(schema, vals, seen)
 	out := make([]string, 0, len(seen))
 	for s := range seen {
 		out = append(out, s)
@@ -39,23 +47,36 @@ func SecretStrings(ch *chart.Chart, vals map[string]any) []string {
 	return out
 }
 
-// collectSecrets walks schema and value together.
-func collectSecrets(schema map[string]any, val any, into map[string]bool) {
-	if isSecret(schema) {
-		if s, ok := val.(string); ok && len(s) >= MinSecretLength {
-			into[s] = true
-		}
+// pathsByChart remembers secretPaths per loaded chart.
+var pathsByChart sync.Map // *chart.Chart -> [][]string
+
+// secretPaths returns the property paths the chart's schema marks secret.
+func secretPaths(ch *chart.Chart) [][]string {
+	if ch == nil || len(ch.Schema) == 0 {
+		return nil
 	}
-	obj, ok := val.(map[string]any)
-	if !ok {
-		return
+	if p, ok := pathsByChart.Load(ch); ok {
+		return p.([][]string)
+	}
+	var schema map[string]any
+	var paths [][]string
+	if err := json.Unmarshal(ch.Schema, &schema); err == nil { // Validate reports a broken schema
+		collectPaths(schema, nil, &paths)
+	}
+	pathsByChart.Store(ch, paths)
+	return paths
+}
+
+// collectPaths walks a schema's properties and appends the paths of those
+// marked secret.
+func collectPaths(schema map[string]any, path []string, into *[][]string) {
+	if isSecret(schema) {
+		*into = append(*into, slices.Clone(path))
 	}
 	props, _ := schema["properties"].(map[string]any)
 	for k, sub := range props {
 		if subSchema, ok := sub.(map[string]any); ok {
-			if v, ok := obj[k]; ok {
-				collectSecrets(subSchema, v, into)
-			}
+			collectPaths(subSchema, append(path, k), into)
 		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chartkeeper/chartkeeper/internal/childproc"
 	"github.com/chartkeeper/chartkeeper/internal/testenv"
 )
 
@@ -128,22 +127,7 @@ func (p *process) eventually(t *testing.T, timeout time.Duration, fn func(contex
 
 // get200 succeeds when url answers 200.
 func get200(url string) func(context.Context) error {
-	return func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s: %d %s", url, resp.StatusCode, body)
-		}
-		return nil
-	}
+	return func(ctx context.Context) error { return childproc.Probe(ctx, url) }
 }
 
 func mustJSON(v any) string {
