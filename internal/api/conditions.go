@@ -12,32 +12,60 @@ const (
 	ConditionRemediated  = "Remediated"
 )
 
-// Condition reasons.
+// Reason is the reason of a condition or of an Event chartkeeper records.
+// The set is closed: every reason the operator emits is one of the
+// constants below (see Reasons), each documented in docs/conditions.md.
+type Reason string
+
+// The reasons, in the order of docs/conditions.md.
 const (
-	ReasonInstallSucceeded   = "InstallSucceeded"
-	ReasonInstallFailed      = "InstallFailed"
-	ReasonUpgradeSucceeded   = "UpgradeSucceeded"
-	ReasonUpgradeFailed      = "UpgradeFailed"
-	ReasonRollbackSucceeded  = "RollbackSucceeded"
-	ReasonRollbackFailed     = "RollbackFailed"
-	ReasonUninstallSucceeded = "UninstallSucceeded"
-	ReasonUninstallFailed    = "UninstallFailed"
-	ReasonUnlocked           = "Unlocked"
-	ReasonDriftCorrected     = "DriftCorrected"
-	ReasonDriftFailed        = "DriftCorrectionFailed"
-	ReasonPruned             = "Pruned"
-	ReasonInSync             = "InSync"
-	ReasonProgressing        = "Progressing"
-	ReasonNotReady           = "NotReady"
-	ReasonReadinessTimeout   = "ReadinessTimeout"
-	ReasonRetriesExhausted   = "RetriesExhausted"
-	ReasonInvalidValues      = "InvalidValues"
-	ReasonChartError         = "ChartError"
-	ReasonBackoff            = "Backoff"
-	ReasonPending            = "Pending"
-	ReasonNotReleased        = "NotReleased"
-	ReasonDeleting           = "Deleting"
-	ReasonSucceeded          = "Succeeded"
-	ReasonTransientError     = "TransientError"
-	ReasonHookFailed         = "HookFailed"
+	ReasonSucceeded             Reason = "Succeeded"
+	ReasonProgressing           Reason = "Progressing"
+	ReasonNotReleased           Reason = "NotReleased"
+	ReasonPending               Reason = "Pending"
+	ReasonBackoff               Reason = "Backoff"
+	ReasonDeleting              Reason = "Deleting"
+	ReasonInvalidValues         Reason = "InvalidValues"
+	ReasonChartError            Reason = "ChartError"
+	ReasonRetriesExhausted      Reason = "RetriesExhausted"
+	ReasonReadinessTimeout      Reason = "ReadinessTimeout"
+	ReasonHookFailed            Reason = "HookFailed"
+	ReasonTransientError        Reason = "TransientError"
+	ReasonInstallSucceeded      Reason = "InstallSucceeded"
+	ReasonInstallFailed         Reason = "InstallFailed"
+	ReasonUpgradeSucceeded      Reason = "UpgradeSucceeded"
+	ReasonUpgradeFailed         Reason = "UpgradeFailed"
+	ReasonRollbackSucceeded     Reason = "RollbackSucceeded"
+	ReasonRollbackFailed        Reason = "RollbackFailed"
+	ReasonUninstallSucceeded    Reason = "UninstallSucceeded"
+	ReasonUninstallFailed       Reason = "UninstallFailed"
+	ReasonUnlocked              Reason = "Unlocked"
+	ReasonUnlockFailed          Reason = "UnlockFailed"
+	ReasonDriftCorrected        Reason = "DriftCorrected"
+	ReasonDriftCorrectionFailed Reason = "DriftCorrectionFailed"
+	ReasonPruned                Reason = "Pruned"
+	ReasonPruneFailed           Reason = "PruneFailed"
 )
+
+// Reasons lists every declared reason.
+func Reasons() []Reason {
+	return []Reason{
+		ReasonSucceeded, ReasonProgressing, ReasonNotReleased, ReasonPending, ReasonBackoff, ReasonDeleting,
+		ReasonInvalidValues, ReasonChartError, ReasonRetriesExhausted, ReasonReadinessTimeout,
+		ReasonHookFailed, ReasonTransientError,
+		ReasonInstallSucceeded, ReasonInstallFailed, ReasonUpgradeSucceeded, ReasonUpgradeFailed,
+		ReasonRollbackSucceeded, ReasonRollbackFailed, ReasonUninstallSucceeded, ReasonUninstallFailed,
+		ReasonUnlocked, ReasonUnlockFailed, ReasonDriftCorrected, ReasonDriftCorrectionFailed,
+		ReasonPruned, ReasonPruneFailed,
+	}
+}
+
+// IsReason reports whether s is a declared reason.
+func IsReason(s string) bool {
+	for _, r := range Reasons() {
+		if string(r) == s {
+			return true
+		}
+	}
+	return false
+}

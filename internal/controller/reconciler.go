@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -20,13 +19,6 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/release"
 )
-
-// cacheStaleRequeue is how soon a step that found the cache behind runs again.
-const cacheStaleRequeue = 250 * time.Millisecond
-
-// unwatchedPoll is how often an unready release is looked at when its
-// objects are not watched (watchDependentResources: false).
-const unwatchedPoll = 10 * time.Second
 
 // Reconciler reconciles the custom resources of one watch.
 type Reconciler struct {
@@ -105,7 +97,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	switch {
 	case errors.Is(err, release.ErrCacheStale):
-		return ctrl.Result{RequeueAfter: cacheStaleRequeue}, nil
+		return ctrl.Result{RequeueAfter: release.CacheStaleRequeue}, nil
 	case err != nil:
 		return ctrl.Result{}, err // transient: the work queue backs off
 	}
@@ -114,18 +106,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		r.written.Delete(obj.GetUID())
 		return ctrl.Result{}, r.patchFinalizer(ctx, obj, false)
 	}
-	return ctrl.Result{RequeueAfter: r.requeueAfter(res)}, nil
-}
-
-func (r *Reconciler) requeueAfter(res release.Result) time.Duration {
-	after := res.Requeue
-	if res.Decision.State == release.StateUnready && !r.target.Watch.WatchesDependents() && (after == 0 || after > unwatchedPoll) {
-		after = unwatchedPoll
-	}
-	if p := r.target.Watch.Period(); p > 0 && (after == 0 || after > p) {
-		after = p
-	}
-	return after
+	return ctrl.Result{RequeueAfter: res.Requeue}, nil
 }
 
 // patchStatus writes st as the status subresource with a merge patch

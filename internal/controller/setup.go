@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/helm"
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/release"
 )
@@ -125,10 +126,11 @@ func Setup(mgr manager.Manager, deps *Dependents, engine *release.Engine, t rele
 	secrets := &metav1.PartialObjectMetadata{}
 	secrets.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
 	toOwner := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, s *metav1.PartialObjectMetadata) []reconcile.Request {
-		if s.GetLabels()["owner"] != "helm" {
+		name, ok := helm.ReleaseOf(s.GetLabels())
+		if !ok {
 			return nil
 		}
-		if nn, ok := r.ownerOf(s.GetNamespace() + "/" + s.GetLabels()["name"]); ok {
+		if nn, ok := r.ownerOf(s.GetNamespace() + "/" + name); ok {
 			return []reconcile.Request{{NamespacedName: nn}}
 		}
 		return nil

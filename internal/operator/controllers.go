@@ -3,7 +3,6 @@ package operator
 import (
 	"fmt"
 
-	"helm.sh/helm/v3/pkg/kube"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -16,7 +15,7 @@ import (
 // setupControllers builds the shared release engine and one controller per watch.
 func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 	// Every write Helm makes is attributed to chartkeeper in managedFields.
-	kube.ManagedFieldsManager = api.FieldManager
+	helm.SetFieldManager(api.FieldManager)
 	hlog := op.log.WithName("helm").V(1)
 	hc, err := helm.New(cfg, func(format string, v ...any) { hlog.Info(fmt.Sprintf(format, v...)) })
 	if err != nil {

@@ -9,83 +9,90 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 )
 
-// summarize writes the step's conditions and observedGeneration. Ready is
-// computed from what was observed: True only when this step found the
-// release InSync (deployed from the desired digest, no drift, every object
-// Current) and ran no action.
+// setCondition writes one condition of the step's resource, for its
+// generation: the one place a condition is built.
+func (s *step) setCondition(typ string, status metav1.ConditionStatus, reason api.Reason, msg string) {
+	meta.SetStatusCondition(&s.st.Conditions, metav1.Condition{Type: typ, Status: status, Reason: string(reason),
+		Message: trim(msg), ObservedGeneration: s.obj.GetGeneration()})
+}
+
+func (s *step) dropCondition(typ string) { meta.RemoveStatusCondition(&s.st.Conditions, typ) }
+
+// verdict is what Ready, Reconciling and Stalled say.
+type verdict struct {
+	// ready: Ready True; stalled: nothing more is done until the spec or
+	// chart changes; otherwise work is under way (Reconciling).
+	ready, stalled bool
+	reason         api.Reason
+	message        string
+}
+
+// setReadiness writes Ready, Reconciling and Stalled, and observedGeneration:
+// the only function that writes these three. Ready has positive polarity;
+// Stalled (nothing can be done until the spec or chart changes) and
+// Reconciling (work under way) follow kstatus, present only while they
+// hold, with Ready's reason and message.
+func (s *step) setReadiness(v verdict) {
+	s.st.ObservedGeneration = s.obj.GetGeneration()
+	if v.ready {
+		s.setCondition(api.ConditionReady, metav1.ConditionTrue, v.reason, v.message)
+		s.dropCondition(api.ConditionStalled)
+		s.dropCondition(api.ConditionReconciling)
+		return
+	}
+	s.setCondition(api.ConditionReady, metav1.ConditionFalse, v.reason, v.message)
+	if v.stalled {
+		s.setCondition(api.ConditionStalled, metav1.ConditionTrue, v.reason, v.message)
+		s.dropCondition(api.ConditionReconciling)
+		return
+	}
+	s.dropCondition(api.ConditionStalled)
+	s.setCondition(api.ConditionReconciling, metav1.ConditionTrue, v.reason, v.message)
+}
+
+// summarize writes the step's conditions once it is done. An action wrote
+// Released (and Remediated) itself; without one, Released describes the
+// observed state. Ready is computed from what was observed: True only when
+// this step found the release InSync (deployed from the desired digest, no
+// drift, every object Current) and ran no action.
 func (s *step) summarize(res Result) {
 	st, d, o := s.st, s.dec, s.o
-	gen := s.obj.GetGeneration()
-	st.ObservedGeneration = gen
-	set := func(typ string, status metav1.ConditionStatus, reason, msg string) {
-		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: trim(msg), ObservedGeneration: gen})
-	}
-	drop := func(typ string) { meta.RemoveStatusCondition(&st.Conditions, typ) }
-
-	if res.Ran == ActionNone && o.Latest != nil && (st.Release == nil || st.Release.Revision != o.Latest.Version) {
-		// Changed outside chartkeeper (or status lost): describe what is there.
-		st.Release = &api.ReleaseStatus{Name: s.d.ref.Name, Namespace: s.d.ref.Namespace, Revision: o.Latest.Version, Digest: o.Latest.Digest}
-	}
-
-	stalled := d.State == StateStalled
-	switch {
-	case res.Ran != ActionNone && res.ActionErr != nil:
-		reason := string(res.Ran) + "Failed"
-		if st.TerminalDigest == s.d.digest && st.TerminalError != "" {
-			reason, stalled = api.ReasonChartError, true
+	if res.Ran == ActionNone {
+		if o.Latest != nil && (st.Release == nil || st.Release.Revision != o.Latest.Version) {
+			// Changed outside chartkeeper (or status lost): describe what is there.
+			st.Release = &api.ReleaseStatus{Name: s.d.ref.Name, Namespace: s.d.ref.Namespace, Revision: o.Latest.Version, Digest: o.Latest.Digest}
 		}
-		set(api.ConditionReleased, metav1.ConditionFalse, reason, fmt.Sprintf("%s failed: %v", res.Ran, res.ActionErr))
-	case res.Ran == ActionInstall || res.Ran == ActionUpgrade:
-		set(api.ConditionReleased, metav1.ConditionTrue, string(res.Ran)+"Succeeded", s.releasedMessage())
-		drop(api.ConditionRemediated)
-	case res.Ran == ActionCorrectDrift:
-		set(api.ConditionReleased, metav1.ConditionTrue, api.ReasonDriftCorrected, "restored "+fmt.Sprint(o.Drift))
-	case res.Ran == ActionPrune:
-		set(api.ConditionReleased, metav1.ConditionTrue, api.ReasonPruned, "deleted what earlier revisions left: "+listObjects(o.Leftovers, 5))
-	case res.Ran == ActionRollback || (res.Ran == ActionUninstall && d.Remediation):
-		set(api.ConditionReleased, metav1.ConditionFalse, d.Reason, d.Message)
-		verb := "uninstalled"
-		reason := api.ReasonUninstallSucceeded
-		if res.Ran == ActionRollback {
-			verb, reason = fmt.Sprintf("rolled back to revision %d", d.RollbackTo), api.ReasonRollbackSucceeded
-		}
-		set(api.ConditionRemediated, metav1.ConditionTrue, reason, fmt.Sprintf("%s after: %s", verb, d.Message))
-	case res.Ran != ActionNone:
-		set(api.ConditionReleased, metav1.ConditionFalse, d.Reason, d.Message)
-	case d.State == StateInSync || d.State == StateUnready || (d.State == StateDrifted && !s.t.Watch.Policy.CorrectDrift):
-		set(api.ConditionReleased, metav1.ConditionTrue, api.ReasonSucceeded, s.releasedMessage())
-	default:
-		set(api.ConditionReleased, metav1.ConditionFalse, d.Reason, d.Message)
-	}
-
-	ready := res.Ran == ActionNone && d.State == StateInSync
-	switch {
-	case ready:
-		set(api.ConditionReady, metav1.ConditionTrue, api.ReasonSucceeded, d.Message)
-	case stalled:
-		reason := d.Reason
-		if res.ActionErr != nil {
-			reason = api.ReasonChartError
-		}
-		set(api.ConditionReady, metav1.ConditionFalse, reason, firstNonEmpty(errString(res.ActionErr), d.Message))
-	case res.Ran != ActionNone:
-		set(api.ConditionReady, metav1.ConditionFalse, api.ReasonProgressing, fmt.Sprintf("%s done; waiting for the result", res.Ran))
-	default:
-		set(api.ConditionReady, metav1.ConditionFalse, firstNonEmpty(d.Reason, api.ReasonNotReady), d.Message)
-	}
-	if stalled {
-		set(api.ConditionStalled, metav1.ConditionTrue, meta.FindStatusCondition(st.Conditions, api.ConditionReady).Reason,
-			meta.FindStatusCondition(st.Conditions, api.ConditionReady).Message)
-		drop(api.ConditionReconciling)
-	} else {
-		drop(api.ConditionStalled)
-		if ready {
-			drop(api.ConditionReconciling)
+		if d.State == StateInSync || d.State == StateUnready || (d.State == StateDrifted && !s.t.Watch.Policy.CorrectDrift) {
+			s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonSucceeded, s.releasedMessage())
 		} else {
-			c := meta.FindStatusCondition(st.Conditions, api.ConditionReady)
-			set(api.ConditionReconciling, metav1.ConditionTrue, c.Reason, c.Message)
+			s.releasedAsDecided()
 		}
 	}
+	s.setReadiness(s.verdict(res))
+}
+
+// verdict judges the step for Ready, Reconciling and Stalled.
+func (s *step) verdict(res Result) verdict {
+	d := s.dec
+	terminal := res.ActionErr != nil && s.st.TerminalDigest == s.d.digest && s.st.TerminalError != ""
+	switch {
+	case res.Ran == ActionNone && d.State == StateInSync:
+		return verdict{ready: true, reason: api.ReasonSucceeded, message: d.Message}
+	case d.State == StateStalled || terminal:
+		v := verdict{stalled: true, reason: d.Reason, message: d.Message}
+		if res.ActionErr != nil {
+			v.reason, v.message = api.ReasonChartError, res.ActionErr.Error()
+		}
+		return v
+	case res.Ran != ActionNone:
+		return verdict{reason: api.ReasonProgressing, message: fmt.Sprintf("%s done; waiting for the result", res.Ran)}
+	}
+	return verdict{reason: d.Reason, message: d.Message}
+}
+
+// releasedAsDecided sets Released False with the decision's reason and message.
+func (s *step) releasedAsDecided() {
+	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, s.dec.Reason, s.dec.Message)
 }
 
 func (s *step) releasedMessage() string {
@@ -105,20 +112,4 @@ func trim(s string) string {
 		return s[:maxMessage-3] + "..."
 	}
 	return s
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }

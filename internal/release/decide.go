@@ -60,7 +60,7 @@ func Decide(o Observation, p policyOf) Decision {
 	if !o.Ready {
 		return decideUnready(o, p)
 	}
-	return Decision{State: StateInSync, Reason: api.ReasonInSync, Message: fmt.Sprintf("revision %d released and ready", l.Version)}
+	return Decision{State: StateInSync, Reason: api.ReasonSucceeded, Message: fmt.Sprintf("revision %d released and ready", l.Version)}
 }
 
 func decideDeleting(o Observation, p policyOf) Decision {

@@ -106,10 +106,10 @@ func TestDecide(t *testing.T) {
 			o.Failures, o.FailedDigest, o.LastFailure = 3, want, t0.Add(-time.Hour)
 		}, nil, Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted}},
 		{"drift is corrected", func(o *Observation) {
-			o.Latest, o.Drift = rev(2, helmrelease.StatusDeployed, want), []string{"apps/v1/Deployment/ns/web"}
+			o.Latest, o.Drift = rev(2, helmrelease.StatusDeployed, want), []Drift{{Object: object{Namespace: "ns", Name: "web"}, Change: DriftDeleted}}
 		}, nil, Decision{State: StateDrifted, Action: ActionCorrectDrift}},
 		{"drift left alone when correction is off", func(o *Observation) {
-			o.Latest, o.Drift = rev(2, helmrelease.StatusDeployed, want), []string{"x"}
+			o.Latest, o.Drift = rev(2, helmrelease.StatusDeployed, want), []Drift{{Object: object{Name: "x"}, Change: DriftEdited}}
 		}, func(p *watches.Policy) { p.CorrectDrift = false }, Decision{State: StateInSync}},
 		{"unready waits until the timeout", func(o *Observation) {
 			o.Latest, o.Ready, o.ReleasedAt = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-time.Minute)
@@ -145,7 +145,7 @@ func TestDecide(t *testing.T) {
 		{"leftovers of an earlier revision are pruned", func(o *Observation) {
 			o.Latest = rev(3, helmrelease.StatusDeployed, want)
 			o.Leftovers = []object{{Namespace: "ns", Name: "web-extra-7"}}
-			o.Drift = []string{"ConfigMap ns/web-config (edited)"}
+			o.Drift = []Drift{{Object: object{Namespace: "ns", Name: "web-config"}, Change: DriftEdited}}
 		}, nil, Decision{State: StateLeftovers, Action: ActionPrune}},
 		{"deleting finishes when all is gone", func(o *Observation) { o.Deleting = true }, nil,
 			Decision{State: StateDeleting, Finished: true}},

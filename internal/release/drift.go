@@ -11,8 +11,25 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/chartkeeper/chartkeeper/internal/api"
 )
+
+// DriftChange says how a released object drifted.
+type DriftChange string
+
+// The drift changes.
+const (
+	DriftDeleted DriftChange = "deleted"
+	DriftEdited  DriftChange = "edited"
+)
+
+// Drift is a released object found changed outside Helm.
+type Drift struct {
+	Object object
+	Change DriftChange
+}
+
+// String reads "Deployment ns/web (edited)".
+func (d Drift) String() string { return d.Object.String() + " (" + string(d.Change) + ")" }
 
 // driftTracker detects hand edits cheaply. For every released object it
 // remembers a baseline (its generation, or its resourceVersion for kinds
@@ -104,20 +121,3 @@ func comparable(u *unstructured.Unstructured) map[string]any {
 	return c.Object
 }
 
-// correct restores drifted objects by server-side apply of their released
-// form, creating the deleted ones. Each restored object's baseline is taken
-// from the apply's own answer, so an edit made right after the correction
-// is still seen as drift (a baseline read later could include it).
-func (e *Engine) correct(ctx context.Context, key string, objs []object) error {
-	for _, ob := range objs {
-		u := ob.Desired.DeepCopy()
-		u.SetResourceVersion("")
-		u.SetManagedFields(nil)
-		if err := e.live.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.ForceOwnership, client.FieldOwner(api.FieldManager)); err != nil {
-			return fmt.Errorf("restoring %s: %w", ob, err)
-		}
-		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Generation: u.GetGeneration(), ResourceVersion: u.GetResourceVersion()}}
-		e.drift.baseline.set(key, u.GetUID(), marker(m))
-	}
-	return nil
-}

@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
 	"github.com/chartkeeper/chartkeeper/internal/values"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
@@ -24,7 +24,7 @@ import (
 // custom resources; steps on the same resource must not overlap (the
 // controller's work queue guarantees it).
 type Engine struct {
-	helm *helm.Client
+	helm Helm
 	// meta reads the label-scoped metadata cache: release Secrets and
 	// released objects (as PartialObjectMetadata).
 	meta client.Reader
@@ -65,9 +65,10 @@ func WithWatchKind(f func(schema.GroupVersionKind) error) Option {
 // WithHooks sets the Go hooks run for each kind (default: none).
 func WithHooks(r *hooks.Registry) Option { return func(e *Engine) { e.hooks = r } }
 
-// NewEngine returns an Engine. hc runs Helm actions, meta is the
-// label-scoped metadata cache and live an uncached client; all are required.
-func NewEngine(hc *helm.Client, meta client.Reader, live client.Client, opts ...Option) (*Engine, error) {
+// NewEngine returns an Engine. hc runs Helm actions (internal/helm's
+// *Client, or a fake), meta is the label-scoped metadata cache and live an
+// uncached client; all are required.
+func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) (*Engine, error) {
 	if hc == nil || meta == nil || live == nil {
 		return nil, errors.New("release: helm client, metadata reader and live client are required")
 	}
@@ -147,13 +148,13 @@ func (t *objectMemo[V]) forget(release string) {
 	delete(t.m, release)
 }
 
-// event records an Event about obj; action names what chartkeeper did.
-func (e *Engine) event(obj client.Object, warning bool, reason, format string, args ...any) {
+// event records an Event about obj, with one of the declared reasons.
+func (e *Engine) event(obj client.Object, warning bool, reason api.Reason, format string, args ...any) {
 	typ := "Normal"
 	if warning {
 		typ = "Warning"
 	}
-	e.recorder.Eventf(obj, nil, typ, reason, "Reconcile", format, args...)
+	e.recorder.Eventf(obj, nil, typ, string(reason), "Reconcile", format, args...)
 }
 
 type noRecorder struct{}

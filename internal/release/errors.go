@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"syscall"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,6 +19,9 @@ var (
 	// action; the step is retried shortly without acting.
 	ErrCacheStale = errors.New("cache does not show our last action yet")
 )
+
+// CacheStaleRequeue is how soon a step that returned ErrCacheStale runs again.
+const CacheStaleRequeue = 250 * time.Millisecond
 
 // ChartError is a failure the chart causes for these values (schema,
 // template, rendered YAML) before Helm stored anything: retrying the same

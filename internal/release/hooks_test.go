@@ -105,7 +105,7 @@ func TestHookFailureSurfacesAndLeavesTheReleaseAlone(t *testing.T) {
 			t.Fatalf("%s: step error %v, want the hook's", phase, err)
 		}
 		c := m.cond(api.ConditionReady)
-		if c.Status != metav1.ConditionFalse || c.Reason != "FlakyHookFailed" || !strings.Contains(c.Message, "hook flaky") || !strings.Contains(c.Message, "backup target unreachable") {
+		if c.Status != metav1.ConditionFalse || c.Reason != string(api.ReasonHookFailed) || !strings.Contains(c.Message, "hook flaky") || !strings.Contains(c.Message, "backup target unreachable") {
 			t.Errorf("%s: Ready %+v", phase, c)
 		}
 	}
@@ -191,13 +191,5 @@ func TestHelmOperatorPluginsHooksThroughAdapters(t *testing.T) {
 	rel, _ := m.store.Last("app")
 	if pre != 1 || post != 1 || seenRelease != "app" || rel.Config["translated"] != "by-hop" {
 		t.Errorf("pre %d post %d release %q config %v", pre, post, seenRelease, rel.Config)
-	}
-}
-
-func TestHookReason(t *testing.T) {
-	for name, want := range map[string]string{"tls": "TlsHookFailed", "final-backup": "FinalBackupHookFailed", "hop_pre2": "HopPre2HookFailed", "3x": "XHookFailed", "": "HookFailed"} {
-		if got := hookReason(name); got != want {
-			t.Errorf("hookReason(%q) = %q, want %q", name, got, want)
-		}
 	}
 }

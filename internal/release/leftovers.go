@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -63,20 +62,6 @@ func (e *Engine) leftovers(ctx context.Context, ref watches.ReleaseRef, owner st
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out, nil
-}
-
-// prune deletes objects (leftovers); one already gone is no error.
-func (e *Engine) prune(ctx context.Context, objs []object) error {
-	for _, ob := range objs {
-		m := &metav1.PartialObjectMetadata{}
-		m.SetGroupVersionKind(ob.GVK)
-		m.SetNamespace(ob.Namespace)
-		m.SetName(ob.Name)
-		if err := e.live.Delete(ctx, m, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("deleting %s: %w", ob, err)
-		}
-	}
-	return nil
 }
 
 // listObjects names up to n objects, and how many more there are.

@@ -239,10 +239,10 @@ func TestMachineFailedUpgradeRollsBackThenStalls(t *testing.T) {
 	m.run(5)
 	m.setSpec("fail-me")
 	expectTrace(t, m.run(5), "OutOfSync/Upgrade!", "Failed/Rollback", "OutOfSync")
-	if c := m.cond(api.ConditionRemediated); c.Status != metav1.ConditionTrue || c.Reason != api.ReasonRollbackSucceeded {
+	if c := m.cond(api.ConditionRemediated); c.Status != metav1.ConditionTrue || c.Reason != string(api.ReasonRollbackSucceeded) {
 		t.Errorf("Remediated %+v", c)
 	}
-	if c := m.cond(api.ConditionReady); c.Reason != api.ReasonBackoff {
+	if c := m.cond(api.ConditionReady); c.Reason != string(api.ReasonBackoff) {
 		t.Errorf("Ready while backing off: %+v", c)
 	}
 	m.clock.Step(10 * time.Second)
@@ -251,7 +251,7 @@ func TestMachineFailedUpgradeRollsBackThenStalls(t *testing.T) {
 	expectTrace(t, m.run(5), "OutOfSync/Upgrade!", "Failed/Rollback", "Stalled")
 	m.clock.Step(time.Hour)
 	expectTrace(t, m.run(5), "Stalled") // no loop, however long it waits
-	if m.st.Failures != 3 || m.cond(api.ConditionStalled).Reason != api.ReasonRetriesExhausted {
+	if m.st.Failures != 3 || m.cond(api.ConditionStalled).Reason != string(api.ReasonRetriesExhausted) {
 		t.Errorf("failures %d, Stalled %+v", m.st.Failures, m.cond(api.ConditionStalled))
 	}
 	if h := m.history(); len(h) > 4 || !strings.HasSuffix(h[len(h)-1], ":deployed") {

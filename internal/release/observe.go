@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chartutil"
 	helmrelease "helm.sh/helm/v3/pkg/release"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -75,41 +73,6 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 	return nil
 }
 
-// revisionMeta is one release revision as its Secret's labels tell it.
-type revisionMeta struct {
-	version int
-	status  helmrelease.Status
-	digest  string
-}
-
-// revisions lists a release's revisions from the metadata cache, newest last.
-func (e *Engine) revisions(ctx context.Context, r client.Reader, ref watches.ReleaseRef) ([]revisionMeta, error) {
-	var list metav1.PartialObjectMetadataList
-	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
-	if err := r.List(ctx, &list, client.InNamespace(ref.Namespace),
-		client.MatchingLabels{"owner": "helm", "name": ref.Name}); err != nil {
-		return nil, fmt.Errorf("listing release revisions: %w", err)
-	}
-	out := make([]revisionMeta, 0, len(list.Items))
-	for _, s := range list.Items {
-		v, err := strconv.Atoi(s.Labels["version"])
-		if err != nil {
-			continue // not a Helm release Secret
-		}
-		out = append(out, revisionMeta{version: v, status: helmrelease.Status(s.Labels["status"]), digest: s.Labels[api.LabelDigest]})
-	}
-	sortRevisions(out)
-	return out, nil
-}
-
-func sortRevisions(rs []revisionMeta) {
-	for i := 1; i < len(rs); i++ {
-		for j := i; j > 0 && rs[j].version < rs[j-1].version; j-- {
-			rs[j], rs[j-1] = rs[j-1], rs[j]
-		}
-	}
-}
-
 // observe builds the Observation of one step.
 func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstructured, st *api.Status, d desired) (Observation, []object, error) {
 	o := Observation{
@@ -134,13 +97,13 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		o.ValuesError = &ChartError{Err: errors.New(st.TerminalError)}
 	}
 	key := releaseKey(d.ref)
-	revs, err := e.revisions(ctx, e.meta, d.ref)
+	revs, err := e.helm.Revisions(ctx, e.meta, d.ref.Name, d.ref.Namespace)
 	if err != nil {
 		return o, nil, err
 	}
 	latestVersion := 0
 	if len(revs) > 0 {
-		latestVersion = revs[len(revs)-1].version
+		latestVersion = revs[len(revs)-1].Version
 	}
 	if !e.expect.satisfied(key, latestVersion) {
 		return o, nil, ErrCacheStale
@@ -153,31 +116,31 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		return o, nil, nil
 	}
 	l := revs[len(revs)-1]
-	o.Latest = &Revision{Version: l.version, Status: l.status, Digest: l.digest}
+	o.Latest = &Revision{Version: l.Version, Status: l.Status, Digest: l.Labels[api.LabelDigest]}
 	for i := len(revs) - 2; i >= 0; i-- {
-		if revs[i].status == helmrelease.StatusDeployed || revs[i].status == helmrelease.StatusSuperseded {
-			o.PreviousDeployed = revs[i].version
+		if revs[i].Status == helmrelease.StatusDeployed || revs[i].Status == helmrelease.StatusSuperseded {
+			o.PreviousDeployed = revs[i].Version
 			break
 		}
 	}
-	if rs := st.Release; rs != nil && rs.Revision == l.version && rs.LastActionTime != nil {
+	if rs := st.Release; rs != nil && rs.Revision == l.Version && rs.LastActionTime != nil {
 		o.ReleasedAt = rs.LastActionTime.Time
 		o.Latest.IsRollback = rs.LastAction == string(ActionRollback)
 	}
-	if l.status == helmrelease.StatusFailed {
+	if l.Status == helmrelease.StatusFailed {
 		// Rare: read the revision to tell a failed rollback from a failed upgrade.
-		if rel, err := e.helm.Get(ctx, d.ref.Name, d.ref.Namespace, l.version); err == nil && rel.Info != nil {
+		if rel, err := e.helm.Get(ctx, d.ref.Name, d.ref.Namespace, l.Version); err == nil && rel.Info != nil {
 			o.Latest.IsRollback = strings.HasPrefix(rel.Info.Description, "Rollback to ")
 		}
 	}
-	if o.Deleting || l.status != helmrelease.StatusDeployed || l.digest != d.digest {
+	if o.Deleting || o.Latest.Status != helmrelease.StatusDeployed || o.Latest.Digest != d.digest {
 		return o, nil, nil
 	}
-	objs, err := e.objects(ctx, d.ref, l.version)
+	objs, err := e.objects(ctx, d.ref, l.Version)
 	if err != nil {
 		return o, nil, err
 	}
-	if err := e.observeObjects(ctx, key, l.version, objs, &o); err != nil {
+	if err := e.observeObjects(ctx, key, l.Version, objs, &o); err != nil {
 		return o, objs, err
 	}
 	owner := ownership.Owner{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
@@ -226,7 +189,7 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 			return err
 		}
 		if m == nil {
-			o.Drift = append(o.Drift, ob.String()+" (deleted)")
+			o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftDeleted})
 			res.Add(false, false, ob.String()+": missing")
 			continue
 		}
@@ -235,7 +198,7 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 			return err
 		}
 		if edited {
-			o.Drift = append(o.Drift, ob.String()+" (edited)")
+			o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftEdited})
 		}
 		if err := e.readinessOf(ctx, key, ob, m, &res); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
 
+	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
@@ -81,8 +82,8 @@ type Observation struct {
 	PreviousDeployed int
 	// ObjectsRemaining counts released objects still present (Deleting).
 	ObjectsRemaining int
-	// Drift lists released objects found missing or edited.
-	Drift []string
+	// Drift lists released objects found deleted or edited.
+	Drift []Drift
 	// Ready: every released object is Current (kstatus).
 	Ready bool
 	// NotReady says which objects are not Ready and why.
@@ -134,12 +135,9 @@ type Decision struct {
 	// RequeueAfter asks for another step after this long (0: only on change).
 	RequeueAfter time.Duration
 	// Reason and Message explain the state (condition reason and message).
-	Reason  string
+	Reason  api.Reason
 	Message string
 }
-
-// deleteRequeue is how often an uninstall waits for objects to go.
-const deleteRequeue = 2 * time.Second
 
 // policyOf is the subset of watches.Policy Decide uses.
 type policyOf = watches.Policy

@@ -130,7 +130,7 @@ func TestEtcdClusterSample(t *testing.T) {
 			return err
 		}
 		c := condition(s, api.ConditionReady)
-		if c.Status != metav1.ConditionFalse || c.Reason != "EtcdHookFailed" || !strings.Contains(c.Message, "scaling from 3 to 5 members needs the etcd API") {
+		if c.Status != metav1.ConditionFalse || c.Reason != string(api.ReasonHookFailed) || !strings.Contains(c.Message, "scaling from 3 to 5 members needs the etcd API") {
 			return fmt.Errorf("Ready %+v", c)
 		}
 		if s.App["phase"] != "Halted" {

@@ -160,10 +160,10 @@ func TestFailedUpgradeIsRolledBackWithoutLooping(t *testing.T) {
 		}
 		return nil
 	})
-	if c := condition(st, api.ConditionRemediated); c.Status != metav1.ConditionTrue || c.Reason != api.ReasonRollbackSucceeded {
+	if c := condition(st, api.ConditionRemediated); c.Status != metav1.ConditionTrue || c.Reason != string(api.ReasonRollbackSucceeded) {
 		t.Errorf("Remediated = %+v", c)
 	}
-	if c := condition(st, api.ConditionReady); c.Status != metav1.ConditionFalse || c.Reason != api.ReasonRetriesExhausted {
+	if c := condition(st, api.ConditionReady); c.Status != metav1.ConditionFalse || c.Reason != string(api.ReasonRetriesExhausted) {
 		t.Errorf("Ready = %+v", c)
 	}
 	history := helmCmd(t, env, "history", "svc", "-n", ns, "--max", "100")

@@ -1,0 +1,59 @@
+package helm
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"helm.sh/helm/v3/pkg/kube"
+	"helm.sh/helm/v3/pkg/release"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Revision is one stored release revision as its storage object's labels
+// tell it: no release is decoded.
+type Revision struct {
+	Version int
+	Status  release.Status
+	// Labels are the labels stored on the revision (Request.Labels among them).
+	Labels map[string]string
+}
+
+// Revisions lists a release's revisions, oldest first, from the metadata
+// of its release Secrets as r sees them (a label-scoped metadata cache, or
+// the API server). Helm's Secret driver labels each Secret owner=helm,
+// name, version and status.
+func (c *Client) Revisions(ctx context.Context, r client.Reader, name, namespace string) ([]Revision, error) {
+	var list metav1.PartialObjectMetadataList
+	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	if err := r.List(ctx, &list, client.InNamespace(namespace),
+		client.MatchingLabels{"owner": "helm", "name": name}); err != nil {
+		return nil, fmt.Errorf("listing release revisions: %w", err)
+	}
+	out := make([]Revision, 0, len(list.Items))
+	for _, s := range list.Items {
+		v, err := strconv.Atoi(s.Labels["version"])
+		if err != nil {
+			continue // not a Helm release Secret
+		}
+		out = append(out, Revision{Version: v, Status: release.Status(s.Labels["status"]), Labels: s.Labels})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out, nil
+}
+
+// ReleaseOf names the release a Secret stores a revision of, from its
+// labels; ok is false for a Secret that is not a Helm release Secret.
+func ReleaseOf(labels map[string]string) (name string, ok bool) {
+	if labels["owner"] != "helm" {
+		return "", false
+	}
+	return labels["name"], labels["name"] != ""
+}
+
+// SetFieldManager names the field manager of every write Helm makes
+// (managedFields). It is process-wide: Helm keeps it in a package variable.
+func SetFieldManager(name string) { kube.ManagedFieldsManager = name }

@@ -1,0 +1,245 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/images"
+	"github.com/chartkeeper/chartkeeper/internal/metrics"
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
+	"github.com/chartkeeper/chartkeeper/internal/values"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
+)
+
+// action is one of the seven things a step can do. Each lives in its own
+// file (install.go, upgrade.go, rollback.go, uninstall.go, unlock.go,
+// correctdrift.go, prune.go) and tells its whole story there: what it runs,
+// and how its success and its failure are recorded (the Event and its
+// reason, whether a failure counts toward remediation, status.release, the
+// Released and Remediated conditions). Decide chooses the action; act runs
+// it and reads back what storage holds.
+type action interface {
+	// kind names the action (metrics, status.release.lastAction, Result.Ran).
+	kind() ActionKind
+	// run does the work and returns the release it made, if it has it.
+	run(ctx context.Context, s *step) (*helmrelease.Release, error)
+	// succeeded records a success.
+	succeeded(s *step, out outcome)
+	// failed records a failure; retry asks for the whole step to be retried
+	// as it is (a transient error before anything was stored).
+	failed(s *step, out outcome, err error) (retry bool)
+}
+
+// actionFor is the action lookup: the action of a decision, nil for none.
+func actionFor(d Decision) action {
+	switch d.Action {
+	case ActionInstall:
+		return install{}
+	case ActionUpgrade:
+		return upgrade{}
+	case ActionRollback:
+		return rollback{to: d.RollbackTo}
+	case ActionUninstall:
+		return uninstall{}
+	case ActionUnlock:
+		return unlock{}
+	case ActionCorrectDrift:
+		return correctDrift{}
+	case ActionPrune:
+		return prune{}
+	}
+	return nil
+}
+
+// outcome is what storage holds after an action.
+type outcome struct {
+	// before and after are the latest revision before and after the action
+	// (0: no release); digest is the digest label of after.
+	before, after int
+	digest        string
+	now           metav1.Time
+}
+
+// changed reports whether the action made or removed a revision.
+func (o outcome) changed() bool { return o.after != o.before }
+
+// act runs the action and has it record what it did. It returns the
+// action's error (reported, counted) and, separately, an error that should
+// make the whole step retry (transient trouble before anything was stored).
+func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
+	e := s.e
+	var out outcome
+	if s.o.Latest != nil {
+		out.before = s.o.Latest.Version
+	}
+	begin := e.clock.Now()
+	rel, err := a.run(ctx, s)
+	err = values.RedactError(err, s.d.secrets)
+	metrics.ObserveAction(string(a.kind()), err, e.clock.Since(begin))
+
+	// Read back what storage holds now: it tells whether the action changed
+	// anything, and what the cache must show before the next step acts.
+	revs, rerr := e.helm.Revisions(ctx, e.live, s.d.ref.Name, s.d.ref.Namespace)
+	if rerr != nil {
+		return err, rerr
+	}
+	if len(revs) > 0 {
+		l := revs[len(revs)-1]
+		out.after, out.digest = l.Version, l.Labels[api.LabelDigest]
+	}
+	key := releaseKey(s.d.ref)
+	e.expect.expect(key, out.after)
+	out.now = metav1.NewTime(e.clock.Now())
+	if err != nil {
+		if a.failed(s, out, err) {
+			return err, err
+		}
+		return err, nil
+	}
+	if rel != nil {
+		if objs, perr := parseManifest(rel.Manifest, s.d.ref.Namespace, e.helm.Mapper()); perr == nil {
+			e.manifests.put(key, rel.Version, objs)
+		}
+	}
+	a.succeeded(s, out)
+	return nil, nil
+}
+
+// failure records a failed action the common way. A transient error that
+// changed nothing is retried as it is: an Event TransientError, and retry.
+// Otherwise: an Event and Released False with reason, and, with count, a
+// failure toward remediation.
+func (s *step) failure(a action, out outcome, err error, reason api.Reason, count bool) (retry bool) {
+	if !out.changed() && IsTransient(err) {
+		s.e.event(s.obj, true, api.ReasonTransientError, "%s failed, will retry: %v", a.kind(), err)
+		return true
+	}
+	why := fmt.Sprintf("%s failed: %v", a.kind(), err)
+	if count {
+		s.countFailure(why)
+	}
+	s.e.event(s.obj, true, reason, "%s", why)
+	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, reason, why)
+	return false
+}
+
+// recordRevision describes the latest revision in status.release after an
+// action that changed it.
+func (s *step) recordRevision(a action, out outcome) {
+	if out.changed() {
+		s.st.Release = s.releaseStatus(a, out)
+	}
+}
+
+// releaseStatus describes revision out.after, made by a, of the watch's
+// chart (nil when no revision is left).
+func (s *step) releaseStatus(a action, out outcome) *api.ReleaseStatus {
+	if out.after == 0 {
+		return nil
+	}
+	md := s.t.Watch.Chart.Metadata
+	now := out.now
+	return &api.ReleaseStatus{Name: s.d.ref.Name, Namespace: s.d.ref.Namespace, Revision: out.after, Digest: out.digest,
+		Chart: md.Name, Version: md.Version, AppVersion: md.AppVersion, LastAction: string(a.kind()), LastActionTime: &now}
+}
+
+// remediated records a remediation that worked: Released False with the
+// decision's reason, Remediated True with reason, saying what was done.
+func (s *step) remediated(reason api.Reason, done string) {
+	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, s.dec.Reason, s.dec.Message)
+	s.setCondition(api.ConditionRemediated, metav1.ConditionTrue, reason, fmt.Sprintf("%s after: %s", done, s.dec.Message))
+}
+
+// chartRejected records an install or upgrade the chart refused before
+// Helm stored anything (a *ChartError, or any error that is not
+// transient): terminal until the desired digest changes, with an Event and
+// Released False ChartError. It reports whether it was one.
+func (s *step) chartRejected(a action, out outcome, err error) bool {
+	var ce *ChartError
+	if out.changed() || (!errors.As(err, &ce) && IsTransient(err)) {
+		return false
+	}
+	s.st.TerminalError, s.st.TerminalDigest = err.Error(), s.d.digest
+	s.e.event(s.obj, true, api.ReasonChartError, "%s", err)
+	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonChartError, fmt.Sprintf("%s failed: %v", a.kind(), err))
+	return true
+}
+
+// releasedDesired records an install or upgrade that succeeded: the new
+// revision in status.release, fresh drift baselines, the failure count and
+// terminal error cleared, an Event and Released True with reason, and
+// Remediated dropped.
+func (s *step) releasedDesired(a action, out outcome, reason api.Reason) {
+	st := s.st
+	s.recordRevision(a, out)
+	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
+	st.Failures, st.FailedDigest, st.LastFailureTime, st.LastFailureMessage = 0, "", nil, ""
+	st.TerminalError, st.TerminalDigest = "", ""
+	s.e.event(s.obj, false, reason, "%s of revision %d succeeded", a.kind(), out.after)
+	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, reason, s.releasedMessage())
+	s.dropCondition(api.ConditionRemediated)
+}
+
+// maxFailureMessage bounds the failure message kept in the status, in
+// characters (an error can quote a whole manifest).
+const maxFailureMessage = 1024
+
+// countFailure counts a failed attempt at the desired digest and keeps why.
+func (s *step) countFailure(why string) {
+	now := metav1.NewTime(s.e.clock.Now())
+	if s.st.FailedDigest != s.d.digest {
+		s.st.Failures, s.st.FailedDigest = 0, s.d.digest
+	}
+	s.st.Failures++
+	s.st.LastFailureTime = &now
+	if r := []rune(why); len(r) > maxFailureMessage {
+		why = string(r[:maxFailureMessage]) + "…"
+	}
+	s.st.LastFailureMessage = why
+}
+
+// request builds the Install/Upgrade request, checking the values against
+// the chart's schema first: a rejection is a *ChartError.
+func (s *step) request() (helm.Request, error) {
+	w := s.t.Watch
+	if err := values.Validate(w.Chart, s.d.values); err != nil {
+		return helm.Request{}, &ChartError{Err: fmt.Errorf("values rejected by chart %s: %w", w.Chart.Metadata.Name, err)}
+	}
+	owner := ownership.Owner{GVK: s.obj.GroupVersionKind(), Namespace: s.obj.GetNamespace(), Name: s.obj.GetName(), UID: s.obj.GetUID()}
+	admit := admitScope(w.Scope, s.d.ref.Namespace)
+	return helm.Request{
+		Name:       s.d.ref.Name,
+		Namespace:  s.d.ref.Namespace,
+		Chart:      w.Chart,
+		Values:     s.d.values,
+		Labels:     map[string]string{api.LabelManaged: "true", api.LabelDigest: s.d.digest},
+		MaxHistory: w.Policy.MaxHistory,
+		PostRenderer: ownership.PostRenderer{
+			Owner: owner, ReleaseNamespace: s.d.ref.Namespace, Mapper: s.e.helm.Mapper(),
+			Edit: relocate(w.Images), Admit: admit,
+		},
+		Guard:       s.guard(admit), // hooks are not post-rendered: the kube client checks them
+		Description: fmt.Sprintf("chartkeeper: %s %s/%s generation %d", owner.GVK.Kind, owner.Namespace, owner.Name, s.obj.GetGeneration()),
+	}, nil
+}
+
+// guard is what Helm is given to keep an action in scope and its logs free
+// of secret values.
+func (s *step) guard(admit helm.Admit) helm.Guard {
+	secrets := s.d.secrets
+	return helm.Guard{Admit: admit, Redact: func(line string) string { return values.Redact(line, secrets) }}
+}
+
+// relocate is the post-render edit of a watch's images setting (nil: none).
+func relocate(c *watches.ImagesConfig) func(map[string]any) error {
+	if c == nil {
+		return nil
+	}
+	return images.Relocation{Registry: c.Registry, PullSecrets: c.PullSecrets}.Apply
+}

@@ -1,0 +1,41 @@
+package release
+
+import (
+	"context"
+
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/helm"
+)
+
+// Helm is all the engine asks of Helm: run one action, read a revision,
+// list revisions from their storage metadata. It takes no decisions.
+// internal/helm's *Client implements it over the Helm 3 SDK; tests use
+// fakes; a Helm 4 backend would implement it too (docs/helm4.md).
+type Helm interface {
+	// Install installs a new release; a failed install is stored as a
+	// failed revision and returned as an error.
+	Install(ctx context.Context, r helm.Request) (*helmrelease.Release, error)
+	// Upgrade upgrades the release to the request's chart and values.
+	Upgrade(ctx context.Context, r helm.Request) (*helmrelease.Release, error)
+	// Rollback rolls back to toRevision as a new revision, admitting every
+	// object it re-applies with g.
+	Rollback(ctx context.Context, name, namespace string, toRevision, maxHistory int, g helm.Guard) error
+	// Uninstall removes the release's objects and history; a release that
+	// does not exist is no error.
+	Uninstall(ctx context.Context, name, namespace, description string) error
+	// Unlock marks a pending latest revision failed and returns it
+	// (helm.ErrNotLocked when it is not pending).
+	Unlock(ctx context.Context, name, namespace string) (*helmrelease.Release, error)
+	// Get returns a revision (0: the latest).
+	Get(ctx context.Context, name, namespace string, version int) (*helmrelease.Release, error)
+	// Revisions lists the stored revisions, oldest first, from the
+	// metadata r reads: nothing is decoded.
+	Revisions(ctx context.Context, r client.Reader, name, namespace string) ([]helm.Revision, error)
+	// Mapper is the REST mapper Helm uses (nil offline).
+	Mapper() meta.RESTMapper
+}
+
+var _ Helm = (*helm.Client)(nil)

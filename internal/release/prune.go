@@ -1,0 +1,52 @@
+package release
+
+import (
+	"context"
+	"fmt"
+
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+)
+
+// prune deletes the objects earlier (failed or interrupted) revisions
+// left, Observation.Leftovers (the action of StateLeftovers; see
+// leftovers.go). It makes no revision and keeps the drift baselines.
+type prune struct{}
+
+func (prune) kind() ActionKind { return ActionPrune }
+
+func (prune) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
+	return nil, s.e.prune(ctx, s.o.Leftovers)
+}
+
+// succeeded: Event and Released True Pruned naming what was deleted.
+func (p prune) succeeded(s *step, out outcome) {
+	s.recordRevision(p, out)
+	s.e.event(s.obj, false, api.ReasonPruned, "deleted what earlier revisions left: %s", listObjects(s.o.Leftovers, 10))
+	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonPruned, "deleted what earlier revisions left: "+listObjects(s.o.Leftovers, 5))
+}
+
+// failed: not counted (leftovers are looked for again on every step):
+// Event and Released False PruneFailed.
+func (p prune) failed(s *step, out outcome, err error) bool {
+	s.recordRevision(p, out)
+	return s.failure(p, out, err, api.ReasonPruneFailed, false)
+}
+
+// prune deletes objects (leftovers); one already gone is no error.
+func (e *Engine) prune(ctx context.Context, objs []object) error {
+	for _, ob := range objs {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(ob.GVK)
+		m.SetNamespace(ob.Namespace)
+		m.SetName(ob.Name)
+		if err := e.live.Delete(ctx, m, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting %s: %w", ob, err)
+		}
+	}
+	return nil
+}

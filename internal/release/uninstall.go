@@ -1,0 +1,47 @@
+package release
+
+import (
+	"context"
+	"fmt"
+
+	helmrelease "helm.sh/helm/v3/pkg/release"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+)
+
+// uninstall removes the release and its history: on deletion (after the
+// BeforeUninstall hooks), as the remediation of a failed install, and to
+// clear an interrupted uninstall. On deletion it first remembers the
+// released objects, to wait for them to go.
+type uninstall struct{}
+
+func (uninstall) kind() ActionKind { return ActionUninstall }
+
+func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
+	if s.o.Latest != nil {
+		_, _ = s.e.objects(ctx, s.d.ref, s.o.Latest.Version)
+	}
+	return nil, s.e.helm.Uninstall(ctx, s.d.ref.Name, s.d.ref.Namespace,
+		fmt.Sprintf("chartkeeper: %s", s.dec.Message))
+}
+
+// succeeded: status.release cleared, Event UninstallSucceeded, Released
+// False with the decision's reason; a remediation also sets Remediated
+// True UninstallSucceeded.
+func (u uninstall) succeeded(s *step, out outcome) {
+	s.recordRevision(u, out)
+	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
+	s.e.event(s.obj, false, api.ReasonUninstallSucceeded, "uninstalled: %s", s.dec.Message)
+	if s.dec.Remediation {
+		s.remediated(api.ReasonUninstallSucceeded, "uninstalled")
+		return
+	}
+	s.releasedAsDecided()
+}
+
+// failed: not counted (the next step tries again): Event and Released
+// False UninstallFailed.
+func (u uninstall) failed(s *step, out outcome, err error) bool {
+	s.recordRevision(u, out)
+	return s.failure(u, out, err, api.ReasonUninstallFailed, false)
+}
