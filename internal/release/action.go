@@ -27,6 +27,8 @@ import (
 type action interface {
 	// kind names the action (metrics, status.release.lastAction, Result.Ran).
 	kind() ActionKind
+	// hooksBefore names the Go hooks due before the action.
+	hooksBefore(s *step) hookPhase
 	// run does the work and returns the release it made, if it has it.
 	run(ctx context.Context, s *step) (*helmrelease.Release, error)
 	// succeeded records a success.
@@ -35,6 +37,21 @@ type action interface {
 	// as it is (a transient error before anything was stored).
 	failed(s *step, out outcome, err error) (retry bool)
 }
+
+// hookPhase names the Go hooks due before an action.
+type hookPhase int
+
+// The hook phases an action can ask for.
+const (
+	noHooks              hookPhase = iota
+	preReleaseHooks                // PreRelease
+	beforeUninstallHooks           // BeforeUninstall
+)
+
+// unhooked is embedded by the actions no hook precedes.
+type unhooked struct{}
+
+func (unhooked) hooksBefore(*step) hookPhase { return noHooks }
 
 // actionFor is the action lookup: the action of a decision, nil for none.
 func actionFor(d Decision) action {

@@ -14,7 +14,7 @@ import (
 // correctDrift restores the released objects found deleted or edited
 // (Observation.Drift) by server-side apply of their released form, without
 // a new revision (the action of StateDrifted).
-type correctDrift struct{}
+type correctDrift struct{ unhooked }
 
 func (correctDrift) kind() ActionKind { return ActionCorrectDrift }
 

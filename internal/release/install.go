@@ -14,6 +14,8 @@ type install struct{}
 
 func (install) kind() ActionKind { return ActionInstall }
 
+func (install) hooksBefore(*step) hookPhase { return preReleaseHooks }
+
 func (install) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 	req, err := s.request()
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -62,6 +63,33 @@ func (f *failingKube) Create(rl kube.ResourceList) (*kube.Result, error) {
 type storageClient struct {
 	client.Client // nil: unexpected calls panic
 	store         *storage.Storage
+	// writes records Apply and Delete calls ("apply Kind name"); writeErr
+	// fails them.
+	writes   []string
+	writeErr error
+	// missing names objects that do not exist; leftovers are listed for
+	// their kinds (released objects).
+	missing   map[string]bool
+	leftovers []metav1.PartialObjectMetadata
+}
+
+func (s *storageClient) Apply(_ context.Context, obj runtime.ApplyConfiguration, _ ...client.ApplyOption) error {
+	if s.writeErr != nil {
+		return s.writeErr
+	}
+	u, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	name := fmt.Sprint(u["metadata"].(map[string]any)["name"])
+	s.writes = append(s.writes, fmt.Sprintf("apply %v %s", u["kind"], name))
+	delete(s.missing, name)
+	return nil
+}
+
+func (s *storageClient) Delete(_ context.Context, obj client.Object, _ ...client.DeleteOption) error {
+	if s.writeErr != nil {
+		return s.writeErr
+	}
+	s.writes = append(s.writes, fmt.Sprintf("delete %s %s", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName()))
+	return nil
 }
 
 func (s *storageClient) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
@@ -70,6 +98,15 @@ func (s *storageClient) List(_ context.Context, list client.ObjectList, opts ...
 	pl, ok := list.(*metav1.PartialObjectMetadataList)
 	if !ok {
 		return fmt.Errorf("unexpected list %T", list)
+	}
+	if kind := pl.GetObjectKind().GroupVersionKind().Kind; kind != "SecretList" {
+		pl.Items = nil
+		for _, l := range s.leftovers {
+			if l.Kind+"List" == kind {
+				pl.Items = append(pl.Items, l)
+			}
+		}
+		return nil
 	}
 	name, _ := lo.LabelSelector.RequiresExactMatch("name")
 	hist, err := s.store.History(name)
@@ -88,7 +125,7 @@ func (s *storageClient) List(_ context.Context, list client.ObjectList, opts ...
 }
 
 func (s *storageClient) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
-	if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
+	if m, ok := obj.(*metav1.PartialObjectMetadata); ok && !s.missing[key.Name] {
 		m.SetName(key.Name)
 		m.SetNamespace(key.Namespace)
 		m.SetUID(types.UID("uid-" + key.Name))
@@ -102,6 +139,9 @@ type machine struct {
 	t      *testing.T
 	engine *Engine
 	store  *storage.Storage
+	sc     *storageClient
+	helm   *faultyHelm
+	events *recorder
 	clock  *clocktesting.FakeClock
 	target Target
 	obj    *unstructured.Unstructured
@@ -123,10 +163,11 @@ func testChart() *chart.Chart {
 func newMachine(t *testing.T, mod func(*watches.Policy), opts ...Option) *machine {
 	t.Helper()
 	store := storage.Init(driver.NewMemory())
-	hc := helm.NewOffline(store, &failingKube{PrintingKubeClient: kubefake.PrintingKubeClient{Out: io.Discard}})
+	hc := &faultyHelm{Helm: helm.NewOffline(store, &failingKube{PrintingKubeClient: kubefake.PrintingKubeClient{Out: io.Discard}})}
 	sc := &storageClient{store: store}
 	clk := clocktesting.NewFakeClock(t0)
-	e, err := NewEngine(hc, sc, sc, append([]Option{WithClock(clk)}, opts...)...)
+	rec := &recorder{}
+	e, err := NewEngine(hc, sc, sc, append([]Option{WithClock(clk), WithRecorder(rec)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,16 +183,25 @@ func newMachine(t *testing.T, mod func(*watches.Policy), opts ...Option) *machin
 	obj.SetName("app")
 	obj.SetUID("uid-app")
 	obj.SetGeneration(1)
-	return &machine{t: t, engine: e, store: store, clock: clk, target: NewTarget(w), obj: obj}
+	return &machine{t: t, engine: e, store: store, sc: sc, helm: hc, events: rec, clock: clk, target: NewTarget(w), obj: obj}
 }
 
 // step runs one Step and returns "State/Action".
 func (m *machine) step() string {
 	m.t.Helper()
-	res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
+	s, err := m.try()
 	if err != nil {
 		m.t.Fatalf("step: %v", err)
 	}
+	return s
+}
+
+// try runs one Step and returns "State/Action" ("!" when the action
+// failed) and the step's error; the reasons written must be declared.
+func (m *machine) try() (string, error) {
+	m.t.Helper()
+	res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
+	m.checkReasons()
 	s := string(res.Decision.State)
 	if res.Ran != ActionNone {
 		s += "/" + string(res.Ran)
@@ -159,7 +209,7 @@ func (m *machine) step() string {
 			s += "!"
 		}
 	}
-	return s
+	return s, err
 }
 
 // run steps until nothing more happens (or max steps) and returns the trace.

@@ -15,7 +15,7 @@ import (
 // prune deletes the objects earlier (failed or interrupted) revisions
 // left, Observation.Leftovers (the action of StateLeftovers; see
 // leftovers.go). It makes no revision and keeps the drift baselines.
-type prune struct{}
+type prune struct{ unhooked }
 
 func (prune) kind() ActionKind { return ActionPrune }
 

@@ -12,7 +12,10 @@ import (
 // rollback rolls the release back to its last deployed revision, as a new
 // revision: the remediation of a failed upgrade (or of one not ready in
 // time). A rollback is never rolled back itself (see Decide).
-type rollback struct{ to int }
+type rollback struct {
+	unhooked
+	to int
+}
 
 func (rollback) kind() ActionKind { return ActionRollback }
 

@@ -75,10 +75,11 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 		s.countFailure(s.dec.Message)
 		e.event(obj, true, s.dec.Reason, "%s", s.dec.Message)
 	}
-	if err := s.hooksBefore(ctx); err != nil {
+	a := actionFor(s.dec)
+	if err := s.hooksBefore(ctx, a); err != nil {
 		return res, s.hookFailed(err)
 	}
-	if a := actionFor(s.dec); a != nil {
+	if a != nil {
 		res.Ran = a.kind()
 		res.ActionErr, err = s.act(ctx, a)
 		if err != nil {
@@ -104,15 +105,18 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	return res, nil
 }
 
-// hooksBefore runs the hooks due before the decided action: PreRelease
-// before an install or upgrade, BeforeUninstall before the uninstall of a
-// deleted resource.
-func (s *step) hooksBefore(ctx context.Context) error {
+// hooksBefore runs the hooks due before the decided action (the action
+// says which): PreRelease before an install or upgrade, BeforeUninstall
+// before the uninstall of a deleted resource.
+func (s *step) hooksBefore(ctx context.Context, a action) error {
+	if a == nil {
+		return nil
+	}
 	var err error
-	switch {
-	case s.dec.Action == ActionInstall || s.dec.Action == ActionUpgrade:
+	switch a.hooksBefore(s) {
+	case preReleaseHooks:
 		_, err = s.chain.PreRelease(ctx, s.hookRequest(), s.d.values)
-	case s.dec.Action == ActionUninstall && s.o.Deleting:
+	case beforeUninstallHooks:
 		_, err = s.chain.BeforeUninstall(ctx, s.hookRequest())
 	}
 	return err

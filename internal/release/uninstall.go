@@ -17,6 +17,15 @@ type uninstall struct{}
 
 func (uninstall) kind() ActionKind { return ActionUninstall }
 
+// hooksBefore: BeforeUninstall hooks run before the uninstall of a deleted
+// resource only.
+func (uninstall) hooksBefore(s *step) hookPhase {
+	if s.o.Deleting {
+		return beforeUninstallHooks
+	}
+	return noHooks
+}
+
 func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 	if s.o.Latest != nil {
 		_, _ = s.e.objects(ctx, s.d.ref, s.o.Latest.Version)

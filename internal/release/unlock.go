@@ -12,7 +12,7 @@ import (
 
 // unlock marks a revision an interrupted operation left pending failed
 // (the action of StateLocked), so that the next step remediates it.
-type unlock struct{}
+type unlock struct{ unhooked }
 
 func (unlock) kind() ActionKind { return ActionUnlock }
 

@@ -15,6 +15,8 @@ type upgrade struct{}
 
 func (upgrade) kind() ActionKind { return ActionUpgrade }
 
+func (upgrade) hooksBefore(*step) hookPhase { return preReleaseHooks }
+
 func (upgrade) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 	req, err := s.request()
 	if err != nil {

@@ -1,0 +1,169 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
+)
+
+// faultyHelm is a fake of the Helm interface: the real offline client,
+// with an error injected into the named action ("Install", "Rollback", ...)
+// before it runs (so nothing is stored).
+type faultyHelm struct {
+	Helm
+	fail map[string]error
+}
+
+func (f *faultyHelm) Install(ctx context.Context, r helm.Request) (*helmrelease.Release, error) {
+	if err := f.fail["Install"]; err != nil {
+		return nil, err
+	}
+	return f.Helm.Install(ctx, r)
+}
+
+func (f *faultyHelm) Upgrade(ctx context.Context, r helm.Request) (*helmrelease.Release, error) {
+	if err := f.fail["Upgrade"]; err != nil {
+		return nil, err
+	}
+	return f.Helm.Upgrade(ctx, r)
+}
+
+func (f *faultyHelm) Rollback(ctx context.Context, name, ns string, to, maxHistory int, g helm.Guard) error {
+	if err := f.fail["Rollback"]; err != nil {
+		return err
+	}
+	return f.Helm.Rollback(ctx, name, ns, to, maxHistory, g)
+}
+
+func (f *faultyHelm) Uninstall(ctx context.Context, name, ns, description string) error {
+	if err := f.fail["Uninstall"]; err != nil {
+		return err
+	}
+	return f.Helm.Uninstall(ctx, name, ns, description)
+}
+
+func (f *faultyHelm) Unlock(ctx context.Context, name, ns string) (*helmrelease.Release, error) {
+	if err := f.fail["Unlock"]; err != nil {
+		return nil, err
+	}
+	return f.Helm.Unlock(ctx, name, ns)
+}
+
+// recorder records Events ("Warning InstallFailed").
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) Eventf(_ runtime.Object, _ runtime.Object, typ, reason, _, _ string, _ ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, typ+" "+reason)
+}
+
+// take returns the Events recorded since the last take.
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.events
+	r.events = nil
+	return out
+}
+
+// reasons returns the reasons of the Events recorded so far.
+func (r *recorder) reasons() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, len(r.events))
+	for i, ev := range r.events {
+		_, out[i], _ = strings.Cut(ev, " ")
+	}
+	return out
+}
+
+// checkReasons fails the test if a condition or an Event the engine wrote
+// has a reason that api does not declare: the set of reasons is closed.
+func (m *machine) checkReasons() {
+	m.t.Helper()
+	for _, c := range m.st.Conditions {
+		if !api.IsReason(c.Reason) {
+			m.t.Errorf("condition %s has the undeclared reason %q", c.Type, c.Reason)
+		}
+	}
+	for _, r := range m.events.reasons() {
+		if !api.IsReason(r) {
+			m.t.Errorf("an Event has the undeclared reason %q", r)
+		}
+	}
+}
+
+// actionCase is one row of an action's table test: the machine is brought
+// to the step under test, then that step runs (an error injected into its
+// Helm call when fail is set) and what it recorded is checked.
+type actionCase struct {
+	name   string
+	policy func(*watches.Policy)
+	setup  func(m *machine)
+	fail   map[string]error
+	want   string            // the step's trace ("Failed/Rollback!")
+	events []string          // Events of the step ("Normal RollbackSucceeded")
+	conds  map[string]string // condition -> "Status Reason" ("": absent)
+	// failures is the failure count after the step; lastAction
+	// status.release.lastAction ("-": no status.release).
+	failures   int
+	lastAction string
+	// stepErr: the step fails as a whole (retried as it is).
+	stepErr bool
+}
+
+func (tc actionCase) run(m *machine) {
+	t := m.t
+	t.Helper()
+	if tc.setup != nil {
+		tc.setup(m)
+	}
+	m.events.take()
+	m.helm.fail = tc.fail
+	got, err := m.try()
+	m.helm.fail = nil
+	if (err != nil) != tc.stepErr {
+		t.Errorf("step error %v, want one: %v", err, tc.stepErr)
+	}
+	if got != tc.want {
+		t.Errorf("step %s, want %s", got, tc.want)
+	}
+	if evs := fmt.Sprint(m.events.take()); evs != fmt.Sprint(tc.events) {
+		t.Errorf("events %s, want %s", evs, tc.events)
+	}
+	for typ, want := range tc.conds {
+		c := m.cond(typ)
+		if got := string(c.Status) + " " + c.Reason; (want == "" && c.Type != "") || (want != "" && got != want) {
+			t.Errorf("%s: %q (%s), want %q", typ, got, c.Message, want)
+		}
+	}
+	if m.st.Failures != tc.failures {
+		t.Errorf("failures %d, want %d (%s)", m.st.Failures, tc.failures, m.st.LastFailureMessage)
+	}
+	last := "-"
+	if m.st.Release != nil {
+		last = m.st.Release.LastAction
+	}
+	if tc.lastAction != "" && last != tc.lastAction {
+		t.Errorf("status.release.lastAction %s, want %s", last, tc.lastAction)
+	}
+}
+
+func runActionCases(t *testing.T, cases []actionCase) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { tc.run(newMachine(t, tc.policy)) })
+	}
+}

@@ -1,0 +1,24 @@
+package release
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestRollback(t *testing.T) {
+	failedUpgrade := func(m *machine) {
+		m.run(5)
+		m.setSpec("fail-me")
+		m.step()
+	}
+	runActionCases(t, []actionCase{
+		{name: "rolls a failed upgrade back", setup: failedUpgrade, want: "Failed/Rollback",
+			events: []string{"Normal RollbackSucceeded"},
+			conds:  map[string]string{"Released": "False UpgradeFailed", "Remediated": "True RollbackSucceeded", "Ready": "False Progressing"},
+			failures: 1, lastAction: "Rollback"},
+		{name: "a failed rollback counts toward remediation", setup: failedUpgrade,
+			fail: map[string]error{"Rollback": errors.New("no revision 1 to roll back to")}, want: "Failed/Rollback!",
+			events: []string{"Warning RollbackFailed"}, conds: map[string]string{"Released": "False RollbackFailed", "Remediated": ""},
+			failures: 2, lastAction: "Upgrade"},
+	})
+}
