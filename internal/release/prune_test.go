@@ -10,14 +10,18 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 )
 
+// leftover is a ConfigMap of the machine's release that no revision holds.
+func leftover(name string) metav1.PartialObjectMetadata {
+	m := metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name,
+		Annotations: map[string]string{api.AnnotationOwner: "test.chartkeeper.dev/App/ns/app", helmReleaseName: "app", helmReleaseNamespace: "ns"}}}
+	m.APIVersion, m.Kind = "v1", "ConfigMap"
+	return m
+}
+
 func TestPrune(t *testing.T) {
 	left := func(m *machine) {
 		m.run(5)
-		extra := metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "app-extra",
-			Annotations: map[string]string{api.AnnotationOwner: "test.chartkeeper.dev/App/ns/app", helmReleaseName: "app", helmReleaseNamespace: "ns"}}}
-		extra.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("ConfigMap"))
-		extra.APIVersion, extra.Kind = "v1", "ConfigMap"
-		m.sc.leftovers = []metav1.PartialObjectMetadata{extra}
+		m.sc.leftovers = []metav1.PartialObjectMetadata{leftover("app-extra")}
 	}
 	runActionCases(t, []actionCase{
 		{name: "deletes what an earlier revision left", setup: left, want: "Leftovers/Prune",
@@ -32,11 +36,8 @@ func TestPrune(t *testing.T) {
 
 func TestPruneDeletesTheLeftovers(t *testing.T) {
 	m := newMachine(t, nil)
-	extra := metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "app-extra",
-		Annotations: map[string]string{api.AnnotationOwner: "test.chartkeeper.dev/App/ns/app", helmReleaseName: "app", helmReleaseNamespace: "ns"}}}
-	extra.APIVersion, extra.Kind = "v1", "ConfigMap"
 	m.run(5)
-	m.sc.leftovers = []metav1.PartialObjectMetadata{extra}
+	m.sc.leftovers = []metav1.PartialObjectMetadata{leftover("app-extra")}
 	expectTrace(t, m.run(1), "Leftovers/Prune")
 	if got := strings.Join(m.sc.writes, ","); got != "delete ConfigMap app-extra" {
 		t.Errorf("writes %s", got)
