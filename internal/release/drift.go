@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
 )
 
 // DriftChange says how a released object drifted.
@@ -120,4 +119,3 @@ func comparable(u *unstructured.Unstructured) map[string]any {
 	c.SetGeneration(0)
 	return c.Object
 }
-

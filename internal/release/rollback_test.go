@@ -13,8 +13,8 @@ func TestRollback(t *testing.T) {
 	}
 	runActionCases(t, []actionCase{
 		{name: "rolls a failed upgrade back", setup: failedUpgrade, want: "Failed/Rollback",
-			events: []string{"Normal RollbackSucceeded"},
-			conds:  map[string]string{"Released": "False UpgradeFailed", "Remediated": "True RollbackSucceeded", "Ready": "False Progressing"},
+			events:   []string{"Normal RollbackSucceeded"},
+			conds:    map[string]string{"Released": "False UpgradeFailed", "Remediated": "True RollbackSucceeded", "Ready": "False Progressing"},
 			failures: 1, lastAction: "Rollback"},
 		{name: "a failed rollback counts toward remediation", setup: failedUpgrade,
 			fail: map[string]error{"Rollback": errors.New("no revision 1 to roll back to")}, want: "Failed/Rollback!",

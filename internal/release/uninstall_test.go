@@ -19,8 +19,8 @@ func TestUninstall(t *testing.T) {
 	}
 	runActionCases(t, []actionCase{
 		{name: "remediates a failed install", setup: failedInstall, want: "Failed/Uninstall",
-			events: []string{"Normal UninstallSucceeded"},
-			conds:  map[string]string{"Released": "False InstallFailed", "Remediated": "True UninstallSucceeded"},
+			events:   []string{"Normal UninstallSucceeded"},
+			conds:    map[string]string{"Released": "False InstallFailed", "Remediated": "True UninstallSucceeded"},
 			failures: 1, lastAction: "-"},
 		{name: "uninstalls a deleted resource", setup: deleted, want: "Deleting/Uninstall",
 			events: []string{"Normal UninstallSucceeded"},
