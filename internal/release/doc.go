@@ -8,7 +8,15 @@
 //  2. classify (Decide, a pure function): a named State and at most one
 //     Action;
 //  3. act: run that one action (Install, Upgrade, Rollback, Uninstall,
-//     Unlock, CorrectDrift), each a small type over the helm package.
+//     Unlock, CorrectDrift, Prune), each a small type in its own file that
+//     also records its outcome (Events, failure count, status.release, the
+//     Released and Remediated conditions);
+//  4. summarize: setReadiness, the one writer of Ready, Reconciling and
+//     Stalled, and the requeue policy (Result.Requeue is final).
+//
+// Every condition and Event reason is an api.Reason. The engine reaches
+// Helm only through the Helm interface it declares (internal/helm's
+// *Client implements it).
 //
 // The steady state (InSync) renders nothing and calls neither Helm nor the
 // API server: change detection is by digest.
