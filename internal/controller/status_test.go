@@ -1,0 +1,154 @@
+package controller
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/testenv"
+)
+
+// statusCounter is an uncached client that counts status patches and can
+// serve chosen resources from a frozen copy, as a lagging cache would.
+type statusCounter struct {
+	client.Client
+	patches atomic.Int32
+	stale   sync.Map // types.NamespacedName -> *unstructured.Unstructured
+}
+
+func (e *env) statusCounter(t *testing.T) *statusCounter {
+	t.Helper()
+	base, err := client.NewWithWatch(e.cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &statusCounter{}
+	c.Client = interceptor.NewClient(base, interceptor.Funcs{
+		Get: func(ctx context.Context, cl client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if v, ok := c.stale.Load(key); ok {
+				if u, isU := obj.(*unstructured.Unstructured); isU {
+					v.(*unstructured.Unstructured).DeepCopyInto(u)
+					return nil
+				}
+			}
+			return cl.Get(ctx, key, obj, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, cl client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if sub == "status" {
+				c.patches.Add(1)
+			}
+			return cl.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+	return c
+}
+
+// testStatusPatches: each reconcile patches the status at most once, and
+// only when it changed; once the release is ready, reconciles with nothing
+// new patch nothing, and a spec change is written once.
+func (e *env) testStatusPatches(t *testing.T) {
+	f := e.newFixture(t, fixtureOptions{})
+	f.start(t)
+	cl := e.statusCounter(t)
+	r := f.reconciler(cl)
+	ctx := context.Background()
+	const name = "status"
+	f.create(t, f.note(name, nil))
+
+	// reconcile runs one request and returns the status patches it made.
+	reconcile := func(t *testing.T) int32 {
+		t.Helper()
+		cl.patches.Store(0)
+		if _, err := r.Reconcile(ctx, f.request(name)); err != nil {
+			t.Fatalf("Reconcile: %v", err)
+		}
+		return cl.patches.Load()
+	}
+
+	if n := reconcile(t); n != 1 {
+		t.Fatalf("first reconcile (install) patched the status %d times, want 1", n)
+	}
+	// Until ready, every reconcile patches at most once, and only when
+	// the status changed.
+	testenv.Eventually(t, waitTimeout, func(ctx context.Context) error {
+		before, _ := api.StatusOf(f.mustGet(t, name))
+		n := reconcile(t)
+		after, _ := api.StatusOf(f.mustGet(t, name))
+		if changed := !sameStatus(before, after); n > 1 || (n == 1) != changed {
+			t.Fatalf("reconcile patched the status %d times; status changed: %v", n, changed)
+		}
+		return f.ready(ctx, name)
+	})
+
+	for i := range 2 {
+		if n := reconcile(t); n != 0 {
+			t.Fatalf("reconcile %d with nothing new patched the status %d times, want 0", i+1, n)
+		}
+	}
+
+	u := f.mustGet(t, name)
+	u.Object["spec"] = map[string]any{"greeting": "changed"}
+	if err := e.cl.Update(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if n := reconcile(t); n != 1 {
+		t.Fatalf("reconcile after a spec change (upgrade) patched the status %d times, want 1", n)
+	}
+}
+
+// testStaleCacheGuard: after a status write, a reconcile that reads an
+// older copy of the resource (the cache behind the write) starts from the
+// status this process wrote, not from the older one.
+func (e *env) testStaleCacheGuard(t *testing.T) {
+	f := e.newFixture(t, fixtureOptions{})
+	f.start(t)
+	cl := e.statusCounter(t)
+	r := f.reconciler(cl)
+	ctx := context.Background()
+	const name = "stale"
+	f.create(t, f.note(name, nil))
+
+	if _, err := r.Reconcile(ctx, f.request(name)); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	older := f.mustGet(t, name) // status of the install step, not yet Ready
+	f.settle(t, r, name)
+	current := f.mustGet(t, name)
+	wrote, _ := api.StatusOf(current)
+	olderSt, _ := api.StatusOf(older)
+	if sameStatus(olderSt, wrote) {
+		t.Fatalf("the test needs two different statuses; both are %+v", wrote)
+	}
+
+	cl.stale.Store(types.NamespacedName{Namespace: f.ns, Name: name}, older)
+	if st, err := r.statusOf(older); err != nil || !sameStatus(st, wrote) {
+		t.Errorf("statusOf(older copy) = %+v (%v), want the status written last: %+v", st, err, wrote)
+	}
+	cl.patches.Store(0)
+	if _, err := r.Reconcile(ctx, f.request(name)); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if n := cl.patches.Load(); n != 0 {
+		t.Errorf("reconcile over an older copy patched the status %d times, want 0 (it started from the older status)", n)
+	}
+	if got, _ := api.StatusOf(f.mustGet(t, name)); !sameStatus(got, wrote) {
+		t.Errorf("status now %+v, want it unchanged: %+v", got, wrote)
+	}
+}
+
+// sameStatus reports whether two statuses are the same as the API server
+// stores them (times to the second).
+func sameStatus(a, b api.Status) bool {
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && bytes.Equal(ja, jb)
+}
