@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"sync"
@@ -126,12 +125,12 @@ func (e *env) testStaleCacheGuard(t *testing.T) {
 	wrote, _ := api.StatusOf(current)
 	olderSt, _ := api.StatusOf(older)
 	if sameStatus(olderSt, wrote) {
-		t.Fatalf("the test needs two different statuses; both are %+v", wrote)
+		t.Fatalf("the test needs two different statuses; both are %s", statusJSON(wrote))
 	}
 
 	cl.stale.Store(types.NamespacedName{Namespace: f.ns, Name: name}, older)
 	if st, err := r.statusOf(older); err != nil || !sameStatus(st, wrote) {
-		t.Errorf("statusOf(older copy) = %+v (%v), want the status written last: %+v", st, err, wrote)
+		t.Errorf("statusOf(older copy) = %s (%v), want the status written last: %s", statusJSON(st), err, statusJSON(wrote))
 	}
 	cl.patches.Store(0)
 	if _, err := r.Reconcile(ctx, f.request(name)); err != nil {
@@ -141,14 +140,19 @@ func (e *env) testStaleCacheGuard(t *testing.T) {
 		t.Errorf("reconcile over an older copy patched the status %d times, want 0 (it started from the older status)", n)
 	}
 	if got, _ := api.StatusOf(f.mustGet(t, name)); !sameStatus(got, wrote) {
-		t.Errorf("status now %+v, want it unchanged: %+v", got, wrote)
+		t.Errorf("status now %s, want it unchanged: %s", statusJSON(got), statusJSON(wrote))
 	}
 }
 
 // sameStatus reports whether two statuses are the same as the API server
 // stores them (times to the second).
-func sameStatus(a, b api.Status) bool {
-	ja, erra := json.Marshal(a)
-	jb, errb := json.Marshal(b)
-	return erra == nil && errb == nil && bytes.Equal(ja, jb)
+func sameStatus(a, b api.Status) bool { return statusJSON(a) == statusJSON(b) }
+
+// statusJSON is a status as the API server stores it.
+func statusJSON(st api.Status) string {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
