@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -51,27 +52,35 @@ func (e *env) statusCounter(t *testing.T) *statusCounter {
 	return c
 }
 
+// reconcile sends r one request and returns the status patches it made.
+func (c *statusCounter) reconcile(t *testing.T, r *Reconciler, req ctrl.Request) int32 {
+	t.Helper()
+	c.patches.Store(0)
+	if _, err := r.Reconcile(context.Background(), req); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	return c.patches.Load()
+}
+
+// countingFixture starts a fixture without a controller and creates the
+// resource name; its Reconciler reads and writes through a statusCounter.
+func (e *env) countingFixture(t *testing.T, name string) (*fixture, *statusCounter, *Reconciler) {
+	t.Helper()
+	f := e.newFixture(t, fixtureOptions{})
+	f.start(t)
+	cl := e.statusCounter(t)
+	f.create(t, f.note(name, nil))
+	return f, cl, f.reconciler(cl)
+}
+
 // testStatusPatches: each reconcile patches the status at most once, and
 // only when it changed; once the release is ready, reconciles with nothing
 // new patch nothing, and a spec change is written once.
 func (e *env) testStatusPatches(t *testing.T) {
-	f := e.newFixture(t, fixtureOptions{})
-	f.start(t)
-	cl := e.statusCounter(t)
-	r := f.reconciler(cl)
-	ctx := context.Background()
 	const name = "status"
-	f.create(t, f.note(name, nil))
-
-	// reconcile runs one request and returns the status patches it made.
-	reconcile := func(t *testing.T) int32 {
-		t.Helper()
-		cl.patches.Store(0)
-		if _, err := r.Reconcile(ctx, f.request(name)); err != nil {
-			t.Fatalf("Reconcile: %v", err)
-		}
-		return cl.patches.Load()
-	}
+	f, cl, r := e.countingFixture(t, name)
+	ctx := context.Background()
+	reconcile := func(t *testing.T) int32 { t.Helper(); return cl.reconcile(t, r, f.request(name)) }
 
 	if n := reconcile(t); n != 1 {
 		t.Fatalf("first reconcile (install) patched the status %d times, want 1", n)
@@ -108,17 +117,9 @@ func (e *env) testStatusPatches(t *testing.T) {
 // older copy of the resource (the cache behind the write) starts from the
 // status this process wrote, not from the older one.
 func (e *env) testStaleCacheGuard(t *testing.T) {
-	f := e.newFixture(t, fixtureOptions{})
-	f.start(t)
-	cl := e.statusCounter(t)
-	r := f.reconciler(cl)
-	ctx := context.Background()
 	const name = "stale"
-	f.create(t, f.note(name, nil))
-
-	if _, err := r.Reconcile(ctx, f.request(name)); err != nil {
-		t.Fatalf("Reconcile: %v", err)
-	}
+	f, cl, r := e.countingFixture(t, name)
+	cl.reconcile(t, r, f.request(name))
 	older := f.mustGet(t, name) // status of the install step, not yet Ready
 	f.settle(t, r, name)
 	current := f.mustGet(t, name)
@@ -132,11 +133,7 @@ func (e *env) testStaleCacheGuard(t *testing.T) {
 	if st, err := r.statusOf(older); err != nil || !sameStatus(st, wrote) {
 		t.Errorf("statusOf(older copy) = %s (%v), want the status written last: %s", statusJSON(st), err, statusJSON(wrote))
 	}
-	cl.patches.Store(0)
-	if _, err := r.Reconcile(ctx, f.request(name)); err != nil {
-		t.Fatalf("Reconcile: %v", err)
-	}
-	if n := cl.patches.Load(); n != 0 {
+	if n := cl.reconcile(t, r, f.request(name)); n != 0 {
 		t.Errorf("reconcile over an older copy patched the status %d times, want 0 (it started from the older status)", n)
 	}
 	if got, _ := api.StatusOf(f.mustGet(t, name)); !sameStatus(got, wrote) {
