@@ -1,0 +1,86 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/testenv"
+)
+
+// testFinalizer: the running controller adds chartkeeper's finalizer to a
+// new resource and, once the resource is deleted, removes it only after the
+// release is uninstalled; other finalizers are kept throughout.
+func (e *env) testFinalizer(t *testing.T) {
+	f := e.newFixture(t, fixtureOptions{})
+	f.setup(t)
+	f.start(t)
+
+	tests := []struct {
+		name   string
+		others []string // finalizers of other controllers
+	}{
+		{name: "only chartkeeper's", others: nil},
+		{name: "with another controller's", others: []string{"example.com/keep"}},
+		{name: "with two others", others: []string{"example.com/keep", "example.com/backup"}},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			name := fmt.Sprintf("fin-%d", i)
+			f.create(t, f.note(name, nil, tc.others...))
+
+			testenv.Eventually(t, waitTimeout, func(ctx context.Context) error {
+				if err := f.ready(ctx, name); err != nil {
+					return err
+				}
+				return f.hasFinalizers(ctx, name, append([]string{api.Finalizer}, tc.others...))
+			})
+			if ok, err := f.released(context.Background(), name); !ok || err != nil {
+				t.Fatalf("released ConfigMap exists = %v (%v), want true", ok, err)
+			}
+
+			if err := e.cl.Delete(context.Background(), f.mustGet(t, name)); err != nil {
+				t.Fatal(err)
+			}
+			testenv.Eventually(t, waitTimeout, func(ctx context.Context) error {
+				if len(tc.others) == 0 {
+					// chartkeeper's finalizer was the last one: the resource goes.
+					if _, err := f.get(ctx, name); !apierrors.IsNotFound(err) {
+						return fmt.Errorf("%s still there (%v)", name, err)
+					}
+				} else if err := f.hasFinalizers(ctx, name, tc.others); err != nil {
+					return err
+				}
+				// The finalizer went only after the release did.
+				if n, err := f.releaseSecrets(ctx, name); err != nil || n != 0 {
+					return fmt.Errorf("finalizer removed while %d release revisions remain (%v)", n, err)
+				}
+				if ok, err := f.released(ctx, name); ok || err != nil {
+					return fmt.Errorf("finalizer removed while the released ConfigMap remains (%v)", err)
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// hasFinalizers returns nil when the resource's finalizers are exactly want
+// (in any order).
+func (f *fixture) hasFinalizers(ctx context.Context, name string, want []string) error {
+	u, err := f.get(ctx, name)
+	if err != nil {
+		return err
+	}
+	got := slices.Clone(u.GetFinalizers())
+	want = slices.Clone(want)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("finalizers %v, want %v", got, want)
+	}
+	return nil
+}
