@@ -7,8 +7,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/chartutil"
 
-	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
 	"github.com/chartkeeper/chartkeeper/internal/testenv"
 )
 

@@ -7,8 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
 	"github.com/chartkeeper/chartkeeper/internal/testenv"
 )
 

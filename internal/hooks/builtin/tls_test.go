@@ -11,8 +11,8 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
 	"github.com/chartkeeper/chartkeeper/internal/testenv"
 )
 
