@@ -3,33 +3,41 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/chartkeeper/chartkeeper/internal/apps"
+	_ "github.com/chartkeeper/chartkeeper/internal/apps/all" // the bundled apps register themselves
 	"github.com/chartkeeper/chartkeeper/internal/version"
 )
 
-// Exit codes of the chartkeeper command.
+// Exit codes of the chartkeeper command (the same for the apps' commands).
 const (
-	ExitOK      = 0
-	ExitFailure = 1
-	ExitConfig  = 2
+	ExitOK      = apps.ExitOK
+	ExitFailure = apps.ExitFailure
+	ExitConfig  = apps.ExitConfig
 )
 
-const usage = `chartkeeper: keeps one Helm release per custom resource.
-
-Usage:
-  chartkeeper run [flags]     run the operator (see "chartkeeper run -h")
-  chartkeeper manifests       generate CRDs, RBAC and samples from watches.yaml into config/
-  chartkeeper create-api      package a chart as a new kind (chart, watch, CRD, RBAC, sample)
-  chartkeeper images          list the images the bundled charts release
-  chartkeeper etcd-restore    seed an EtcdCluster member from a backup (runs in its Pod)
-  chartkeeper version         print the version
-`
+// usage lists the built-in commands, then the apps' commands.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("chartkeeper: keeps one Helm release per custom resource.\n\nUsage:\n")
+	line := func(cmd, what string) { fmt.Fprintf(&b, "  chartkeeper %-16s%s\n", cmd, what) }
+	line("run [flags]", `run the operator (see "chartkeeper run -h")`)
+	line("manifests", "generate CRDs, RBAC and samples from watches.yaml into config/")
+	line("create-api", "package a chart as a new kind (chart, watch, CRD, RBAC, sample)")
+	line("images", "list the images the bundled charts release")
+	for _, c := range apps.Commands() {
+		line(c.Name, c.Usage)
+	}
+	line("version", "print the version")
+	return b.String()
+}
 
 // Main runs the command line with args (without the program name) and
 // returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return ExitConfig
 	}
 	switch args[0] {
@@ -41,16 +49,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return createAPICommand(args[1:], stdout, stderr)
 	case "images":
 		return imagesCommand(args[1:], stdout, stderr)
-	case "etcd-restore":
-		return etcdRestoreCommand(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "chartkeeper", version.String())
 		return ExitOK
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return ExitOK
-	default:
-		fmt.Fprintf(stderr, "chartkeeper: unknown command %q\n\n%s", args[0], usage)
-		return ExitConfig
 	}
+	if c, ok := apps.Lookup(args[0]); ok {
+		return c.Run(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "chartkeeper: unknown command %q\n\n%s", args[0], usage())
+	return ExitConfig
 }

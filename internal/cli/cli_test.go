@@ -2,11 +2,33 @@ package cli
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/chartkeeper/chartkeeper/internal/apps"
 )
+
+// A test app, registered as the bundled apps are: the command line knows
+// its command and flags only through package apps.
+func init() {
+	apps.Register(apps.App{
+		Name:  "cli-test",
+		Kinds: []schema.GroupKind{{Group: "test.chartkeeper.dev", Kind: "CLITest"}},
+		Flags: func(fs *flag.FlagSet) { fs.String("cli-test-flag", "", "a flag of the test app") },
+		Commands: []apps.Command{{Name: "cli-test-echo", Usage: "print the arguments (test app)",
+			Run: func(args []string, stdout, _ io.Writer) int {
+				fmt.Fprintln(stdout, "echo:", strings.Join(args, " "))
+				return 7
+			}}},
+	})
+}
 
 func TestMainExitCodes(t *testing.T) {
 	dir := t.TempDir()
@@ -22,7 +44,12 @@ func TestMainExitCodes(t *testing.T) {
 		wantStdout []string
 	}{
 		{"no args", nil, ExitConfig, []string{"Usage:"}, nil},
-		{"unknown command", []string{"frobnicate"}, ExitConfig, []string{`unknown command "frobnicate"`}, nil},
+		{"unknown command", []string{"frobnicate"}, ExitConfig, []string{`unknown command "frobnicate"`, "chartkeeper cli-test-echo"}, nil},
+		{"app command", []string{"cli-test-echo", "a", "--b"}, 7, nil, []string{"echo: a --b"}},
+		{"app command in help", []string{"help"}, ExitOK, nil, []string{"  chartkeeper cli-test-echo   print the arguments (test app)\n"}},
+		{"app flags in run -h", []string{"run", "-h"}, ExitOK, []string{"-cli-test-flag", "-watches-file"}, nil},
+		{"app flags in images -h", []string{"images", "-h"}, ExitOK, []string{"-cli-test-flag", "-relocated"}, nil},
+		{"app flag parsed by run", []string{"run", "--cli-test-flag", "x", "extra"}, ExitConfig, []string{"unexpected arguments"}, nil},
 		{"version", []string{"version"}, ExitOK, nil, []string{"chartkeeper"}},
 		{"help", []string{"help"}, ExitOK, nil, []string{"chartkeeper run"}},
 		{"unknown flag", []string{"run", "--no-such-flag"}, ExitConfig, []string{"no-such-flag"}, nil},

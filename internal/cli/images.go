@@ -62,10 +62,10 @@ func imagesCommand(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	watchesFile := fs.String("watches-file", "watches.yaml", "path of watches.yaml")
 	dir := fs.String("config-dir", "config", "kustomize config directory (its samples/ are rendered too)")
-	restoreImage := fs.String("etcd-restore-image", envOr("ETCD_RESTORE_IMAGE", ""), "as for chartkeeper run: the image restored EtcdClusters run")
 	relocated := fs.Bool("relocated", false, `print "image mirror-image" pairs for the watches' images settings (for a mirroring script)`)
 	var imgs imageFlags
 	imgs.bind(fs)
+	apps.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -80,7 +80,7 @@ func imagesCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chartkeeper images: %v\n", err)
 		return ExitConfig
 	}
-	reg, err := newRegistry(ws, apps.Options{EtcdRestoreImage: *restoreImage})
+	reg, err := newRegistry(ws)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper images: %v\n", err)
 		return ExitConfig

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/chartkeeper/chartkeeper/internal/apps"
 	"github.com/chartkeeper/chartkeeper/internal/crdschema"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
@@ -37,7 +36,7 @@ func GenerateManifests(watchesFile, configDir string, o manifests.CRDOptions) (m
 	if err != nil {
 		return nil, nil, &ConfigError{File: watchesFile, Err: err}
 	}
-	reg, err := newRegistry(ws, apps.Options{})
+	reg, err := newRegistry(ws)
 	if err != nil {
 		return nil, nil, &ConfigError{File: watchesFile, Err: err}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/apps"
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
 	"github.com/chartkeeper/chartkeeper/internal/operator"
 	"github.com/chartkeeper/chartkeeper/internal/version"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
@@ -33,8 +34,6 @@ type runFlags struct {
 	leaderElectionID string
 	leaderElectionNS string
 	lease            operator.LeaseTiming
-	etcdRestoreImage string
-	etcdAddressing   string
 	qps              float64
 	burst            int
 	images           imageFlags
@@ -54,11 +53,10 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&f.lease.LeaseDuration, "leader-elect-lease-duration", d.LeaseDuration, "how long a standby waits after the leader stopped renewing before it takes over")
 	fs.DurationVar(&f.lease.RenewDeadline, "leader-elect-renew-deadline", d.RenewDeadline, "how long the leader tries to renew before it stops leading (and exits)")
 	fs.DurationVar(&f.lease.RetryPeriod, "leader-elect-retry-period", d.RetryPeriod, "how often the leader renews and standbys try to acquire")
-	fs.StringVar(&f.etcdAddressing, "etcd-member-addressing", "pod-dns", `how the etcd hook reaches EtcdCluster members: "pod-dns" (in a cluster) or "loopback" (the local cluster with devcluster etcd-pods)`)
-	fs.StringVar(&f.etcdRestoreImage, "etcd-restore-image", envOr("ETCD_RESTORE_IMAGE", ""), "image that runs `chartkeeper etcd-restore` in restored EtcdClusters (env ETCD_RESTORE_IMAGE; default: the operator's release image)")
 	fs.Float64Var(&f.qps, "kube-api-qps", 500, "steady requests per second to the API server, for the whole process")
 	fs.IntVar(&f.burst, "kube-api-burst", 1000, "request burst to the API server, for the whole process")
 	f.images.bind(fs)
+	apps.BindFlags(fs)
 	f.zap = zap.Options{Development: false}
 	f.zap.BindFlags(fs)
 }
@@ -107,11 +105,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	// bound the process. A limiter per client let Helm's actions go
 	// unbounded while the storage client queued at its own limit (make bench).
 	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
-	if f.etcdAddressing != "pod-dns" && f.etcdAddressing != "loopback" {
-		fmt.Fprintf(stderr, "chartkeeper: --etcd-member-addressing must be pod-dns or loopback, got %q\n", f.etcdAddressing)
-		return ExitConfig
-	}
-	reg, err := newRegistry(ws, apps.Options{EtcdRestoreImage: f.etcdRestoreImage, EtcdLoopback: f.etcdAddressing == "loopback"})
+	reg, err := newRegistry(ws)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)
 		return ExitConfig
@@ -170,18 +164,19 @@ func indent(s string) string {
 }
 
 // newRegistry attaches each watch's built-in hooks (watches.yaml), then the
-// bundled Go hooks of the watched kinds.
-func newRegistry(ws []watches.Watch, o apps.Options) (*hooks.Registry, error) {
+// bundled apps' Go hooks of the watched kinds (configured by their flags,
+// bound with apps.BindFlags).
+func newRegistry(ws []watches.Watch) (*hooks.Registry, error) {
 	reg := hooks.NewRegistry()
 	kinds := map[schema.GroupKind]bool{}
 	for _, w := range ws {
 		gk := w.GroupVersionKind().GroupKind()
 		kinds[gk] = true
-		if err := reg.Add(gk, hooks.FromWatch(w)...); err != nil {
+		if err := reg.Add(gk, builtin.FromWatch(w)...); err != nil {
 			return nil, fmt.Errorf("hooks of %s: %w", w, err)
 		}
 	}
-	if err := apps.Register(reg, func(gk schema.GroupKind) bool { return kinds[gk] }, o); err != nil {
+	if err := apps.AddHooks(reg, func(gk schema.GroupKind) bool { return kinds[gk] }); err != nil {
 		return nil, fmt.Errorf("registering hooks: %w", err)
 	}
 	return reg, nil

@@ -57,6 +57,14 @@ type Result struct {
 	RequeueAfter time.Duration
 }
 
+// Merge keeps the soonest positive requeue of two results.
+func (r Result) Merge(o Result) Result {
+	if o.RequeueAfter > 0 && (r.RequeueAfter == 0 || o.RequeueAfter < r.RequeueAfter) {
+		r.RequeueAfter = o.RequeueAfter
+	}
+	return r
+}
+
 // Translator computes values from the custom resource.
 type Translator interface {
 	// Translate returns the values to release, given those computed so far

@@ -1,16 +1,12 @@
 package hooks
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"time"
-
 	"maps"
 	"slices"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/chartutil"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -49,12 +45,13 @@ func (r *Registry) Add(gk schema.GroupKind, hs ...Hook) error {
 	return nil
 }
 
-// For returns the hooks of a kind (nil registry: none).
-func (r *Registry) For(gk schema.GroupKind) Chain {
+// For returns the hooks of a kind in the order they run (nil registry:
+// none). The engine runs them; the slice must not be modified.
+func (r *Registry) For(gk schema.GroupKind) []Hook {
 	if r == nil {
 		return nil
 	}
-	return r.byKind[gk]
+	return slices.Clip(r.byKind[gk])
 }
 
 // Permissions is implemented by a hook that needs API access beyond the
@@ -92,108 +89,4 @@ func (r *Registry) Images(gk schema.GroupKind) []string {
 		}
 	}
 	return out
-}
-
-// Chain is the ordered hooks of one kind.
-type Chain []Hook
-
-func call[T any](ctx context.Context, h Hook, phase string, fn func(context.Context) (T, error)) (T, error) {
-	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
-	defer cancel()
-	begin := time.Now()
-	out, err := fn(ctx)
-	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("timed out after %s: %w", time.Since(begin).Round(time.Millisecond), err)
-		}
-		return out, &Error{Hook: h.Name, Phase: phase, Err: err}
-	}
-	return out, nil
-}
-
-// Translate runs every Translator in order.
-func (c Chain) Translate(ctx context.Context, req Request, vals chartutil.Values) (chartutil.Values, error) {
-	for _, h := range c {
-		t, ok := h.Impl.(Translator)
-		if !ok {
-			continue
-		}
-		out, err := call(ctx, h, PhaseTranslate, func(ctx context.Context) (chartutil.Values, error) {
-			return t.Translate(ctx, req.withLog(h), vals)
-		})
-		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			out = chartutil.Values{}
-		}
-		vals = out
-	}
-	return vals, nil
-}
-
-// PreRelease runs every PreRelease hook in order.
-func (c Chain) PreRelease(ctx context.Context, req Request, vals chartutil.Values) (Result, error) {
-	return c.each(ctx, PhasePreRelease, func(ctx context.Context, h Hook) (Result, bool, error) {
-		p, ok := h.Impl.(PreRelease)
-		if !ok {
-			return Result{}, false, nil
-		}
-		r, err := p.PreRelease(ctx, req.withLog(h), vals)
-		return r, true, err
-	})
-}
-
-// PostRelease runs every PostRelease hook in order.
-func (c Chain) PostRelease(ctx context.Context, req Request, rel Release) (Result, error) {
-	return c.each(ctx, PhasePostRelease, func(ctx context.Context, h Hook) (Result, bool, error) {
-		p, ok := h.Impl.(PostRelease)
-		if !ok {
-			return Result{}, false, nil
-		}
-		r, err := p.PostRelease(ctx, req.withLog(h), rel)
-		return r, true, err
-	})
-}
-
-// BeforeUninstall runs every BeforeUninstall hook in order.
-func (c Chain) BeforeUninstall(ctx context.Context, req Request) (Result, error) {
-	return c.each(ctx, PhaseBeforeUninstall, func(ctx context.Context, h Hook) (Result, bool, error) {
-		p, ok := h.Impl.(BeforeUninstall)
-		if !ok {
-			return Result{}, false, nil
-		}
-		r, err := p.BeforeUninstall(ctx, req.withLog(h))
-		return r, true, err
-	})
-}
-
-// each calls fn for every hook, stopping at the first error, and merges
-// the results (the soonest requeue wins).
-func (c Chain) each(ctx context.Context, phase string, fn func(context.Context, Hook) (Result, bool, error)) (Result, error) {
-	var merged Result
-	for _, h := range c {
-		r, err := call(ctx, h, phase, func(ctx context.Context) (Result, error) {
-			r, _, err := fn(ctx, h)
-			return r, err
-		})
-		if err != nil {
-			return merged, err
-		}
-		merged = merged.Merge(r)
-	}
-	return merged, nil
-}
-
-// Merge keeps the soonest positive requeue of two results.
-func (r Result) Merge(o Result) Result {
-	if o.RequeueAfter > 0 && (r.RequeueAfter == 0 || o.RequeueAfter < r.RequeueAfter) {
-		r.RequeueAfter = o.RequeueAfter
-	}
-	return r
-}
-
-func (req Request) withLog(h Hook) Request {
-	req.Log = req.Log.WithValues("hook", h.Name)
-	return req
 }

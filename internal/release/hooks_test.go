@@ -18,6 +18,7 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"github.com/chartkeeper/chartkeeper/internal/hooks/hopadapter"
 )
 
 var appGK = schema.GroupKind{Group: "test.chartkeeper.dev", Kind: "App"}
@@ -183,9 +184,9 @@ func TestHelmOperatorPluginsHooksThroughAdapters(t *testing.T) {
 		return nil
 	})
 	m := hookMachine(t,
-		hooks.Hook{Name: "hop-translator", Impl: hooks.FromHOPTranslator(translator)},
-		hooks.Hook{Name: "hop-pre", Impl: hooks.FromHOPPreHook(preHook)},
-		hooks.Hook{Name: "hop-post", Impl: hooks.FromHOPPostHook(postHook)},
+		hooks.Hook{Name: "hop-translator", Impl: hopadapter.FromTranslator(translator)},
+		hooks.Hook{Name: "hop-pre", Impl: hopadapter.FromPreHook(preHook)},
+		hooks.Hook{Name: "hop-post", Impl: hopadapter.FromPostHook(postHook)},
 	)
 	expectTrace(t, m.run(5), "Absent/Install", "InSync")
 	rel, _ := m.store.Last("app")

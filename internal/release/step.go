@@ -23,7 +23,7 @@ type step struct {
 	objs []object
 	dec  Decision
 	// chain is the kind's Go hooks.
-	chain hooks.Chain
+	chain hookChain
 }
 
 // hookRequest is what the step's hooks get.
@@ -55,7 +55,7 @@ type Result struct {
 // error is ErrCacheStale, a transient error (requeue with backoff), or nil;
 // action failures are reported in Result and st, not as an error.
 func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructured, st *api.Status) (Result, error) {
-	s := &step{e: e, t: t, obj: obj, st: st, chain: e.hooks.For(t.Watch.GroupVersionKind().GroupKind())}
+	s := &step{e: e, t: t, obj: obj, st: st, chain: hookChain(e.hooks.For(t.Watch.GroupVersionKind().GroupKind()))}
 	defer func() {
 		if len(st.App) == 0 {
 			st.App = nil

@@ -1,9 +1,11 @@
 package scaffold
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"go/format"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,35 +13,177 @@ import (
 	"text/template"
 )
 
-// writeHook writes internal/apps/<kind>_hook.go unless it exists: a hook
-// that changes nothing yet, registered for the kind, for the author to
-// fill in.
-func writeHook(o Options, u *undo) (Change, error) {
-	rel := filepath.Join("internal", "apps", strings.ToLower(o.Kind)+"_hook.go")
+// appsDir holds one folder per app; allDir's generated file imports them.
+var (
+	appsDir = filepath.Join("internal", "apps")
+	allDir  = filepath.Join(appsDir, "all")
+)
+
+// generatedAll is the file of package all that imports every app.
+const generatedAll = "zz_generated.go"
+
+// defaultModule is the module of a project without a go.mod.
+const defaultModule = "github.com/chartkeeper/chartkeeper"
+
+// appName is the folder and package of the kind's app.
+func appName(kind string) string { return strings.ToLower(kind) }
+
+// validAppName reports whether an app folder may be called name: a Go
+// package name that is not package all.
+func validAppName(name string) bool {
+	return name != filepath.Base(allDir) && token.IsIdentifier(name)
+}
+
+// writeHook writes the kind's app, internal/apps/<kind>/hook.go, unless it
+// exists: a hook that changes nothing yet, registered for the kind, for
+// the author to fill in. It then regenerates internal/apps/all so that it
+// imports every app.
+func writeHook(o Options, u *undo) ([]Change, error) {
+	module, err := modulePath(o.ProjectDir)
+	if err != nil {
+		return nil, err
+	}
+	data := hookData{Options: o, Module: module, Package: appName(o.Kind)}
+	hook, err := writeHookStub(o.ProjectDir, data, u)
+	if err != nil {
+		return nil, err
+	}
+	all, err := writeAllApps(o.ProjectDir, module, u)
+	return []Change{hook, all}, err
+}
+
+// hookData fills the hook template.
+type hookData struct {
+	Options
+	Module, Package string
+}
+
+func writeHookStub(dir string, d hookData, u *undo) (Change, error) {
+	rel := filepath.Join(appsDir, d.Package, "hook.go")
 	c := Change{Path: rel, Action: "unchanged"}
-	path := filepath.Join(o.ProjectDir, rel)
+	path := filepath.Join(dir, rel)
 	if _, err := os.Stat(path); err == nil {
 		return c, nil // the author's code now: never overwritten
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return c, err
 	}
-	var b bytes.Buffer
-	if err := hookTemplate.Execute(&b, o); err != nil {
-		return c, err
-	}
-	src, err := format.Source(b.Bytes())
+	src, err := render(hookTemplate, d)
 	if err != nil {
 		return c, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return c, err
-	}
 	c.Action = "created"
-	u.add(func() error { return os.Remove(path) })
-	return c, os.WriteFile(path, src, 0o644)
+	return c, writeFile(path, src, u)
 }
 
-var hookTemplate = template.Must(template.New("hook").Funcs(template.FuncMap{"lower": strings.ToLower}).Parse(`package apps
+// writeAllApps regenerates internal/apps/all/zz_generated.go.
+func writeAllApps(dir, module string, u *undo) (Change, error) {
+	rel := filepath.Join(allDir, generatedAll)
+	c := Change{Path: rel, Action: "unchanged"}
+	src, err := AllApps(dir, module)
+	if err != nil {
+		return c, err
+	}
+	path := filepath.Join(dir, rel)
+	old, err := os.ReadFile(path)
+	switch {
+	case err == nil && bytes.Equal(old, src):
+		return c, nil
+	case err == nil:
+		c.Action = "updated"
+	case errors.Is(err, fs.ErrNotExist):
+		c.Action = "created"
+	default:
+		return c, err
+	}
+	return c, writeFile(path, src, u)
+}
+
+// AllApps returns the source of internal/apps/all/zz_generated.go for the
+// project in dir: package all importing every folder of internal/apps that
+// holds a Go package, in name order.
+func AllApps(dir, module string) ([]byte, error) {
+	entries, err := os.ReadDir(filepath.Join(dir, appsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var pkgs []string
+	for _, e := range entries {
+		if !e.IsDir() || !validAppName(e.Name()) {
+			continue
+		}
+		ok, err := isGoPackage(filepath.Join(dir, appsDir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			pkgs = append(pkgs, module+"/"+filepath.ToSlash(filepath.Join(appsDir, e.Name())))
+		}
+	}
+	return render(allTemplate, pkgs)
+}
+
+// isGoPackage reports whether dir holds a Go file other than a test.
+func isGoPackage(dir string) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// modulePath reads the module path of the project's go.mod (default
+// defaultModule when there is none).
+func modulePath(dir string) (string, error) {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return defaultModule, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", errors.New("go.mod names no module")
+}
+
+// render executes a template and formats the Go source.
+func render(t *template.Template, data any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return nil, err
+	}
+	return format.Source(b.Bytes())
+}
+
+var allTemplate = template.Must(template.New("all").Parse(`// Code generated by chartkeeper create-api. DO NOT EDIT.
+
+// Package all imports every app under internal/apps, so that each
+// registers itself (apps.Register in its init).
+package all
+
+import (
+{{- range .}}
+	_ "{{.}}"
+{{- end}}
+)
+`))
+
+var hookTemplate = template.Must(template.New("hook").Parse(`// Package {{.Package}} is the {{.Kind}} app, packaged with chartkeeper
+// create-api: the Go hooks of the {{.Kind}} kind.
+package {{.Package}}
 
 import (
 	"context"
@@ -47,32 +191,36 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"{{.Module}}/internal/apps"
+	"{{.Module}}/internal/hooks"
 )
 
-// {{.Kind}} is the {{.Kind}} kind, packaged with chartkeeper create-api.
+// {{.Kind}} is the {{.Kind}} kind.
 var {{.Kind}} = schema.GroupKind{Group: "{{.Group}}", Kind: "{{.Kind}}"}
 
-func init() { registrations = append(registrations, register{{.Kind}}) }
-
-// register{{.Kind}} adds the {{.Kind}} hook when watches.yaml names the kind.
-func register{{.Kind}}(r *hooks.Registry, watched func(schema.GroupKind) bool, _ Options) error {
-	if !watched({{.Kind}}) {
-		return nil
-	}
-	return r.Add({{.Kind}}, hooks.Hook{Name: "{{lower .Kind}}", Impl: &{{lower .Kind}}Hook{}})
+// init registers the app: its hooks run for {{.Kind}} when watches.yaml
+// names the kind. An app may also bind flags (Flags) and add chartkeeper
+// subcommands (Commands); see package apps.
+func init() {
+	apps.Register(apps.App{
+		Name:  "{{.Package}}",
+		Kinds: []schema.GroupKind{ {{- .Kind -}} },
+		Hooks: func(schema.GroupKind) []hooks.Hook {
+			return []hooks.Hook{ {Name: "{{.Package}}", Impl: &hook{}} }
+		},
+	})
 }
 
-// {{lower .Kind}}Hook holds the day-2 logic of {{.Kind}} that its chart
-// cannot express. It may also implement hooks.PreRelease,
-// hooks.PostRelease and hooks.BeforeUninstall; see docs/hooks.md. A hook
-// that reads or writes objects beyond the release declares them with a
-// Rules method (hooks.Permissions) so that make manifests grants them.
-type {{lower .Kind}}Hook struct{}
+// hook holds the day-2 logic of {{.Kind}} that its chart cannot express.
+// It may also implement hooks.PreRelease, hooks.PostRelease and
+// hooks.BeforeUninstall; see docs/hooks.md. A hook that reads or writes
+// objects beyond the release declares them with a Rules method
+// (hooks.Permissions) so that make manifests grants them.
+type hook struct{}
 
 // Translate returns the values to release for a {{.Kind}}: the values
 // computed so far, unchanged until logic is added here.
-func (h *{{lower .Kind}}Hook) Translate(ctx context.Context, req hooks.Request, vals chartutil.Values) (chartutil.Values, error) {
+func (h *hook) Translate(ctx context.Context, req hooks.Request, vals chartutil.Values) (chartutil.Values, error) {
 	return vals, nil
 }
 `))

@@ -20,8 +20,9 @@ type Options struct {
 	Chart string
 	// Group, Version and Kind name the new kind (Group may not be empty).
 	Group, Version, Kind string
-	// Hook writes internal/apps/<kind>_hook.go, a Go hook stub registered
-	// for the kind, unless that file exists. Default false.
+	// Hook writes the kind's app, internal/apps/<kind>/hook.go (a Go hook
+	// stub registered for the kind), unless that file exists, and
+	// regenerates internal/apps/all. Default false.
 	Hook bool
 }
 
@@ -81,11 +82,11 @@ func CreateAPI(o Options) (*Result, error) {
 	}
 	r.Changes = append(r.Changes, edit.Change)
 	if o.Hook {
-		c, err := writeHook(o, r.undo)
+		cs, err := writeHook(o, r.undo)
 		if err != nil {
 			return fail(err)
 		}
-		r.Changes = append(r.Changes, c)
+		r.Changes = append(r.Changes, cs...)
 	}
 	return r, nil
 }
@@ -133,6 +134,8 @@ func (o Options) validate() error {
 	}
 	if !watches.IsKindName(o.Kind) {
 		errs = append(errs, fmt.Errorf("--kind %q must start with an upper-case letter and hold only letters and digits", o.Kind))
+	} else if o.Hook && !validAppName(appName(o.Kind)) {
+		errs = append(errs, fmt.Errorf("--kind %s cannot name an app folder (internal/apps/%s): choose another kind for --hook", o.Kind, appName(o.Kind)))
 	}
 	return errors.Join(errs...)
 }

@@ -22,16 +22,7 @@ func (e watchEdit) apply(u *undo) error {
 	if e.data == nil {
 		return nil
 	}
-	old, err := os.ReadFile(e.path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		u.add(func() error { return os.Remove(e.path) })
-	case err != nil:
-		return err
-	default:
-		u.add(func() error { return os.WriteFile(e.path, old, 0o644) })
-	}
-	return os.WriteFile(e.path, e.data, 0o644)
+	return writeFile(e.path, e.data, u)
 }
 
 // addWatch plans the watches.yaml entry of the kind: appended when the

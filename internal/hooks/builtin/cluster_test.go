@@ -1,4 +1,4 @@
-package hooks_test
+package builtin_test
 
 import (
 	"context"

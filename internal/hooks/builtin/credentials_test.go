@@ -1,4 +1,4 @@
-package hooks_test
+package builtin_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
 	"github.com/chartkeeper/chartkeeper/internal/testenv"
 )
 
@@ -15,7 +16,7 @@ func TestCredentialsCreatedOnceAndRotated(t *testing.T) {
 	env := testenv.Cluster(t)
 	ns := env.Namespace(t)
 	req := owner(t, env, ns, "db", nil)
-	h := &hooks.Credentials{Keys: []string{"password", "replication"}}
+	h := &builtin.Credentials{Keys: []string{"password", "replication"}}
 	ctx := context.Background()
 
 	vals, err := h.Translate(ctx, req, chartutil.Values{"replicas": 3})

@@ -1,4 +1,4 @@
-package hooks_test
+package builtin_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
 	"github.com/chartkeeper/chartkeeper/internal/testenv"
 )
 
@@ -23,7 +24,7 @@ func TestStatusFieldsCopyFromReleasedObjects(t *testing.T) {
 	rel := hooks.Release{Name: "web", Namespace: ns, Objects: []hooks.ObjectRef{
 		{GVK: corev1.SchemeGroupVersion.WithKind("Service"), Namespace: ns, Name: "web"},
 	}}
-	h := &hooks.StatusFields{Fields: []hooks.StatusField{
+	h := &builtin.StatusFields{Fields: []builtin.StatusField{
 		{Name: "clusterIP", Kind: "Service", Path: "{.spec.clusterIP}"},
 		{Name: "port", Kind: "Service", Path: "{.spec.ports[0].port}"},
 		{Name: "gone", Kind: "Deployment", Path: "{.status.readyReplicas}"},
@@ -42,7 +43,7 @@ func TestStatusFieldsCopyFromReleasedObjects(t *testing.T) {
 	if _, ok := req.AppStatus["absentField"]; ok {
 		t.Error("a missing field was set")
 	}
-	bad := &hooks.StatusFields{Fields: []hooks.StatusField{{Name: "x", Kind: "Service", Path: "{.spec["}}}
+	bad := &builtin.StatusFields{Fields: []builtin.StatusField{{Name: "x", Kind: "Service", Path: "{.spec["}}}
 	if _, err := bad.PostRelease(context.Background(), req, rel); err == nil {
 		t.Error("a malformed path is not an error")
 	}

@@ -1,4 +1,4 @@
-package hooks
+package builtin
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/chartkeeper/chartkeeper/internal/certs"
+	"github.com/chartkeeper/chartkeeper/internal/hooks"
 )
 
 // TLS keeps a CA and certificates for a release in Secrets owned by the
@@ -27,7 +28,7 @@ type TLS struct {
 	// Default: <release>, <release>.<ns>, <release>.<ns>.svc,
 	// <release>.<ns>.svc.cluster.local, and the same for *.<release>-headless
 	// when Peer is set.
-	DNSNames func(req Request) []string
+	DNSNames func(req hooks.Request) []string
 	// Peer and Client add a peer certificate (server and client use) and a
 	// client certificate.
 	Peer, Client bool
@@ -56,7 +57,7 @@ func (t *TLS) defaults() TLS {
 	}
 	if d.DNSNames == nil {
 		peer := d.Peer
-		d.DNSNames = func(req Request) []string {
+		d.DNSNames = func(req hooks.Request) []string {
 			rel, ns := req.ReleaseName, req.ReleaseNamespace
 			names := serviceNames(rel, ns)
 			if peer {
@@ -90,7 +91,7 @@ func (t TLS) leaves() []leafKind {
 }
 
 // Translate implements Translator.
-func (t *TLS) Translate(ctx context.Context, req Request, vals chartutil.Values) (chartutil.Values, error) {
+func (t *TLS) Translate(ctx context.Context, req hooks.Request, vals chartutil.Values) (chartutil.Values, error) {
 	cfg := t.defaults()
 	now := req.Now()
 	ca, err := cfg.ensureCA(ctx, req, now)
@@ -115,17 +116,17 @@ func (t *TLS) Translate(ctx context.Context, req Request, vals chartutil.Values)
 
 // PostRelease implements PostRelease: it asks for a reconcile when the
 // first certificate is due for renewal, so renewal happens on time.
-func (t *TLS) PostRelease(ctx context.Context, req Request, _ Release) (Result, error) {
+func (t *TLS) PostRelease(ctx context.Context, req hooks.Request, _ hooks.Release) (hooks.Result, error) {
 	cfg := t.defaults()
 	var next time.Time
 	for _, lk := range cfg.leaves() {
 		sec, found, err := getSecret(ctx, req.Client, req.ReleaseNamespace, fmt.Sprintf("%s-tls-%s", req.ReleaseName, lk.name))
 		if err != nil || !found {
-			return Result{}, err
+			return hooks.Result{}, err
 		}
 		crt, err := certs.ParseCert(sec.Data[corev1.TLSCertKey])
 		if err != nil {
-			return Result{}, nil // Translate replaces it on the next reconcile
+			return hooks.Result{}, nil // Translate replaces it on the next reconcile
 		}
 		due := cfg.renewalTime(crt)
 		if next.IsZero() || due.Before(next) {
@@ -136,7 +137,7 @@ func (t *TLS) PostRelease(ctx context.Context, req Request, _ Release) (Result, 
 	if wait < time.Second {
 		wait = time.Second
 	}
-	return Result{RequeueAfter: wait}, nil
+	return hooks.Result{RequeueAfter: wait}, nil
 }
 
 func (t TLS) renewalTime(c *x509.Certificate) time.Time {
@@ -144,7 +145,7 @@ func (t TLS) renewalTime(c *x509.Certificate) time.Time {
 	return c.NotBefore.Add(time.Duration(float64(life) * t.RenewAt))
 }
 
-func (t TLS) ensureCA(ctx context.Context, req Request, now time.Time) (certs.Pair, error) {
+func (t TLS) ensureCA(ctx context.Context, req hooks.Request, now time.Time) (certs.Pair, error) {
 	name := req.ReleaseName + "-ca"
 	sec, found, err := getSecret(ctx, req.Client, req.ReleaseNamespace, name)
 	if err != nil {
@@ -174,7 +175,7 @@ func (t TLS) ensureCA(ctx context.Context, req Request, now time.Time) (certs.Pa
 	return ca, nil
 }
 
-func (t TLS) ensureLeaf(ctx context.Context, req Request, name string, lk leafKind, ca certs.Pair, now time.Time) ([]byte, error) {
+func (t TLS) ensureLeaf(ctx context.Context, req hooks.Request, name string, lk leafKind, ca certs.Pair, now time.Time) ([]byte, error) {
 	var dns []string
 	if lk.dns {
 		dns = t.DNSNames(req)

@@ -1,4 +1,4 @@
-package hooks
+package builtin
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/chartutil"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/chartkeeper/chartkeeper/internal/hooks"
 )
 
 // Credentials keeps one Secret of random credentials per custom resource:
@@ -70,7 +72,7 @@ func randomValue(n int) ([]byte, error) {
 
 // Translate implements Translator: it makes sure the Secret exists (and
 // serves a rotation request) and puts its name and checksum into the values.
-func (c *Credentials) Translate(ctx context.Context, req Request, vals chartutil.Values) (chartutil.Values, error) {
+func (c *Credentials) Translate(ctx context.Context, req hooks.Request, vals chartutil.Values) (chartutil.Values, error) {
 	cfg := c.defaults()
 	name := req.Object.GetName() + cfg.NameSuffix
 	ns := req.Object.GetNamespace()
@@ -132,14 +134,14 @@ func (c *Credentials) Translate(ctx context.Context, req Request, vals chartutil
 
 // PostRelease implements PostRelease: once the release has rolled with the
 // rotated credentials, the previous values are dropped.
-func (c *Credentials) PostRelease(ctx context.Context, req Request, rel Release) (Result, error) {
+func (c *Credentials) PostRelease(ctx context.Context, req hooks.Request, rel hooks.Release) (hooks.Result, error) {
 	if !rel.Ready {
-		return Result{}, nil
+		return hooks.Result{}, nil
 	}
 	cfg := c.defaults()
 	sec, found, err := getSecret(ctx, req.Client, req.Object.GetNamespace(), req.Object.GetName()+cfg.NameSuffix)
 	if err != nil || !found {
-		return Result{}, err
+		return hooks.Result{}, err
 	}
 	dropped := false
 	for k := range sec.Data {
@@ -149,11 +151,11 @@ func (c *Credentials) PostRelease(ctx context.Context, req Request, rel Release)
 		}
 	}
 	if !dropped {
-		return Result{}, nil
+		return hooks.Result{}, nil
 	}
 	if err := req.Client.Update(ctx, sec); err != nil {
-		return Result{}, fmt.Errorf("dropping previous credentials: %w", err)
+		return hooks.Result{}, fmt.Errorf("dropping previous credentials: %w", err)
 	}
 	req.Log.Info("release rolled: previous credentials dropped", "secret", sec.Name)
-	return Result{}, nil
+	return hooks.Result{}, nil
 }

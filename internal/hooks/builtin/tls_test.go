@@ -1,4 +1,4 @@
-package hooks_test
+package builtin_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
 	"github.com/chartkeeper/chartkeeper/internal/testenv"
 )
 
@@ -33,7 +34,7 @@ func TestTLSCertificatesVerifyAndRenew(t *testing.T) {
 	ns := env.Namespace(t)
 	clk := clocktesting.NewFakeClock(time.Now())
 	req := owner(t, env, ns, "etcd", clk.Now)
-	h := &hooks.TLS{Peer: true, Client: true, Lifetime: 90 * 24 * time.Hour}
+	h := &builtin.TLS{Peer: true, Client: true, Lifetime: 90 * 24 * time.Hour}
 	ctx := context.Background()
 
 	vals, err := h.Translate(ctx, req, chartutil.Values{})

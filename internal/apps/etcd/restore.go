@@ -1,4 +1,4 @@
-package cli
+package etcd
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chartkeeper/chartkeeper/internal/apps"
 	"github.com/chartkeeper/chartkeeper/internal/etcdcluster"
 )
 
-// etcdRestoreCommand is the init container of a restored EtcdCluster's
+// restoreCommand is the init container of a restored EtcdCluster's
 // Pods: the first member of a cluster being created restores the backup
 // into its empty data directory; every other case is a no-op.
-func etcdRestoreCommand(args []string, stdout, stderr io.Writer) int {
+func restoreCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chartkeeper etcd-restore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var t etcdcluster.RestoreTarget
@@ -36,24 +37,24 @@ func etcdRestoreCommand(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up after this long")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
+			return apps.ExitOK
 		}
-		return ExitConfig
+		return apps.ExitConfig
 	}
 	if *backup == "" || t.Name == "" || t.DataDir == "" || t.PeerURL == "" || *seed == "" {
 		fmt.Fprintln(stderr, "chartkeeper etcd-restore: --backup, --name, --seed, --data-dir and --peer-url are required")
-		return ExitConfig
+		return apps.ExitConfig
 	}
 	state := os.Getenv("ETCD_INITIAL_CLUSTER_STATE")
 	if t.Name != *seed || state != "new" {
 		fmt.Fprintf(stdout, "etcd-restore: %s joins the cluster (seed %s, cluster state %q): nothing to restore\n", t.Name, *seed, state)
-		return ExitOK
+		return apps.ExitOK
 	}
 	t.InitialCluster = t.Name + "=" + t.PeerURL
 	store, err := etcdcluster.NewS3Store(s3, os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"))
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper etcd-restore: %v\n", err)
-		return ExitConfig
+		return apps.ExitConfig
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -64,9 +65,9 @@ func etcdRestoreCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "etcd-restore: %s already holds a member: nothing to do\n", t.DataDir)
 	case err != nil:
 		fmt.Fprintf(stderr, "chartkeeper etcd-restore: %v\n", err)
-		return ExitFailure
+		return apps.ExitFailure
 	default:
 		fmt.Fprintf(stdout, "etcd-restore: restored %s into %s\n", *backup, t.DataDir)
 	}
-	return ExitOK
+	return apps.ExitOK
 }

@@ -1,4 +1,4 @@
-package hooks
+package builtin
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/jsonpath"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/hooks"
 )
 
 // StatusFields copies chosen fields of released objects into the custom
@@ -31,7 +33,7 @@ type StatusField struct {
 
 // PostRelease implements PostRelease. A field whose object or path is
 // missing is removed from status.app; a malformed path is an error.
-func (s *StatusFields) PostRelease(ctx context.Context, req Request, rel Release) (Result, error) {
+func (s *StatusFields) PostRelease(ctx context.Context, req hooks.Request, rel hooks.Release) (hooks.Result, error) {
 	for _, f := range s.Fields {
 		name := f.Object
 		if name == "" {
@@ -49,11 +51,11 @@ func (s *StatusFields) PostRelease(ctx context.Context, req Request, rel Release
 				delete(req.AppStatus, f.Name)
 				continue
 			}
-			return Result{}, err
+			return hooks.Result{}, err
 		}
 		jp := jsonpath.New(f.Name).AllowMissingKeys(true)
 		if err := jp.Parse(f.Path); err != nil {
-			return Result{}, fmt.Errorf("status field %s: path %q: %w", f.Name, f.Path, err)
+			return hooks.Result{}, fmt.Errorf("status field %s: path %q: %w", f.Name, f.Path, err)
 		}
 		res, err := jp.FindResults(u.Object)
 		if err != nil || len(res) == 0 || len(res[0]) == 0 {
@@ -62,14 +64,14 @@ func (s *StatusFields) PostRelease(ctx context.Context, req Request, rel Release
 		}
 		req.AppStatus[f.Name] = res[0][0].Interface()
 	}
-	return Result{}, nil
+	return hooks.Result{}, nil
 }
 
-func findObject(objs []ObjectRef, kind, name string) (ObjectRef, bool) {
+func findObject(objs []hooks.ObjectRef, kind, name string) (hooks.ObjectRef, bool) {
 	for _, o := range objs {
 		if o.GVK.Kind == kind && o.Name == name {
 			return o, true
 		}
 	}
-	return ObjectRef{}, false
+	return hooks.ObjectRef{}, false
 }
