@@ -8,7 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 func TestCredentialsCreatedOnceAndRotated(t *testing.T) {
