@@ -14,9 +14,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/chartkeeper/chartkeeper/test/framework/kubeops"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
+	"github.com/chartkeeper/chartkeeper/test/framework/kubeops"
 )
 
 // maxHistory is the chaos watch's maxHistory; the check holds it.

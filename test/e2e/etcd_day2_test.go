@@ -19,8 +19,8 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/etcdcluster"
-	"github.com/chartkeeper/chartkeeper/test/framework/etcdtest"
 	"github.com/chartkeeper/chartkeeper/test/etcdpods"
+	"github.com/chartkeeper/chartkeeper/test/framework/etcdtest"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
