@@ -14,7 +14,9 @@ IMG ?= chartkeeper:dev
 # go test flags for "make test", e.g. TESTFLAGS='-run TestFoo -v'.
 TESTFLAGS ?=
 
-GO_SOURCES := $(shell find cmd internal hack/devcluster hack/bench hack/chaos -name '*.go' 2>/dev/null) go.mod go.sum
+# Product sources (bin/chartkeeper) and tooling sources (bin/devcluster: test/...).
+PRODUCT_SOURCES := $(shell find cmd internal -name '*.go' 2>/dev/null) go.mod go.sum
+TOOLING_SOURCES := $(PRODUCT_SOURCES) $(shell find test -name '*.go' -not -name '*_test.go' 2>/dev/null)
 
 .PHONY: help
 help: ## Show this help.
@@ -27,11 +29,11 @@ tools: ## Build the local control plane, kubectl, kwok and helm into bin/ (about
 .PHONY: build
 build: bin/chartkeeper ## Build the operator binary bin/chartkeeper.
 
-bin/chartkeeper: $(GO_SOURCES)
+bin/chartkeeper: $(PRODUCT_SOURCES)
 	CGO_ENABLED=0 go build -trimpath -o $@ ./cmd/chartkeeper
 
-bin/devcluster: $(GO_SOURCES)
-	CGO_ENABLED=0 go build -trimpath -o $@ ./hack/devcluster
+bin/devcluster: $(TOOLING_SOURCES)
+	CGO_ENABLED=0 go build -trimpath -o $@ ./test/devcluster/cmd
 
 .PHONY: peers
 peers: bin/helm-operator ## Build the benchmark peer helm-operator-plugins v0.9.1 (pinned in hack/peers/go.mod) into bin/.
@@ -44,14 +46,14 @@ export BENCH_N BENCH_CONCURRENCY BENCH_IDLE BENCH_TIMEOUT BENCH_OPERATOR BENCH_O
 
 .PHONY: bench
 bench: tools bin/chartkeeper $(if $(filter hop,$(BENCH_OPERATOR)),bin/helm-operator) ## Time chartkeeper vs the control plane's floor (and BENCH_OPERATOR=hop|"cmd") on a local cluster; see docs/benchmarks.md.
-	go run ./hack/bench
+	go run ./test/bench/cmd
 
 # Chaos settings (docs/chaos.md), e.g. make chaos CHAOS_DURATION=10m CHAOS_SEED=42.
 export CHAOS_CRS CHAOS_NAMESPACES CHAOS_DURATION CHAOS_FAULT_EVERY CHAOS_SEED CHAOS_OUT
 
 .PHONY: chaos
 chaos: tools bin/chartkeeper ## Kill the operator mid-operation, restart the API server and etcd, tamper with objects; check nothing is lost (docs/chaos.md).
-	go run ./hack/chaos
+	go run ./test/chaos/cmd
 
 .PHONY: cluster-up
 cluster-up: tools bin/devcluster ## Start the local cluster (or reuse the running one) in CLUSTER_DIR (default .cluster).
@@ -113,9 +115,10 @@ undeploy: tools ## Remove what deploy created (CRDs and every custom resource to
 	bin/kubectl kustomize config/default | bin/kubectl delete --ignore-not-found -f -
 
 .PHONY: lint
-lint: verify-manifests ## gofmt, go vet and the generated-files check.
+lint: verify-manifests ## gofmt, go vet, the product/tooling layout check and the generated-files check.
 	@bad=$$(gofmt -l cmd internal hack test 2>/dev/null); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	go vet ./...
+	hack/verify-layout.sh
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG (default chartkeeper:dev) (needs a container engine).

@@ -25,8 +25,8 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
 	"github.com/chartkeeper/chartkeeper/internal/release"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // These tests run the controller against a real API server (envtest from

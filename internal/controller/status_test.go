@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // statusCounter is an uncached client that counts status patches and can

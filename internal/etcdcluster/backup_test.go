@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/etcdcluster/etcdtest"
+	"github.com/chartkeeper/chartkeeper/test/framework/etcdtest"
 )
 
 // s3Server serves an in-memory S3 API on 127.0.0.1 with one bucket.

@@ -12,7 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/chartkeeper/chartkeeper/internal/etcdcluster/etcdtest"
+	"github.com/chartkeeper/chartkeeper/test/framework/etcdtest"
 )
 
 // loopback addresses ordinals on fixed ports of 127.0.0.1.

@@ -14,9 +14,9 @@ import (
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/chartkeeper/chartkeeper/internal/childproc"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
+	"github.com/chartkeeper/chartkeeper/test/framework/childproc"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // waitTimeout bounds every wait for the operator to reach a state.

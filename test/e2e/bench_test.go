@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/bench"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/bench"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // TestBenchSmoke runs the benchmark harness (make bench) small, on the
@@ -21,7 +21,7 @@ func TestBenchSmoke(t *testing.T) {
 	var log strings.Builder
 	res, err := bench.Run(context.Background(), bench.Config{
 		Kubeconfig: env.Kubeconfig,
-		Chart:      filepath.Join(testenv.RepoRoot(), "hack", "bench", "chart"),
+		Chart:      filepath.Join(testenv.RepoRoot(), "test", "bench", "chart"),
 		Subjects: []bench.Subject{
 			{Name: bench.SubjectChartkeeper, Command: []string{operatorBinary(t), "run", "--kubeconfig={kubeconfig}", "--watches-file={watches}",
 				"--metrics-bind-address=0", "--health-probe-bind-address=0", "--pprof-bind-address={pprof}"}},

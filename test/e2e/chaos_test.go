@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/chaos"
-	"github.com/chartkeeper/chartkeeper/internal/devcluster"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/chaos"
+	"github.com/chartkeeper/chartkeeper/test/devcluster"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // The short chaos run of make test (make chaos is the long one): on a local

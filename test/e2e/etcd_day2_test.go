@@ -19,9 +19,9 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/etcdcluster"
-	"github.com/chartkeeper/chartkeeper/internal/etcdcluster/etcdtest"
-	"github.com/chartkeeper/chartkeeper/internal/etcdpods"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/etcdpods"
+	"github.com/chartkeeper/chartkeeper/test/framework/etcdtest"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // etcdMembersFixture runs etcd-pods (a real etcd per EtcdCluster Pod) and

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/childproc"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/framework/childproc"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // Lease timing of the leader-election test (flags of chartkeeper run).

@@ -19,8 +19,8 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 var appGVK = schema.GroupVersionKind{Group: "test.chartkeeper.dev", Version: "v1", Kind: "App"}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/devcluster"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/devcluster"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // chartkeeper run against a real cluster serves /healthz, /readyz,

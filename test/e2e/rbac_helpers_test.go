@@ -22,7 +22,7 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/cli"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // operatorKubeconfig returns a kubeconfig for a new ServiceAccount that has

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // A watch's selector confines the operator to the custom resources it

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // scrape sums every sample of each named metric family on a metrics endpoint.

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 var webAppGVK = schema.GroupVersionKind{Group: "apps.chartkeeper.dev", Version: "v1alpha1", Kind: "WebApp"}

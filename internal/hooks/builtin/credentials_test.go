@@ -9,7 +9,7 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
 	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 func TestCredentialsCreatedOnceAndRotated(t *testing.T) {

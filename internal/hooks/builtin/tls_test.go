@@ -13,7 +13,7 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
 	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 func cert(t *testing.T, b []byte) *x509.Certificate {

@@ -15,8 +15,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/chartkeeper/chartkeeper/internal/devcluster"
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/devcluster"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/chartkeeper/chartkeeper/internal/childproc"
-	"github.com/chartkeeper/chartkeeper/internal/freeport"
+	"github.com/chartkeeper/chartkeeper/test/framework/childproc"
+	"github.com/chartkeeper/chartkeeper/test/framework/freeport"
 )
 
 // idleSettle passes, unmeasured, between the install and the idle phase.

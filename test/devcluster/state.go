@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/chartkeeper/chartkeeper/internal/freeport"
+	"github.com/chartkeeper/chartkeeper/test/framework/freeport"
 )
 
 // Ports are the loopback ports of the cluster's components; 0 means "pick a

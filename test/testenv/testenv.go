@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/chartkeeper/chartkeeper/internal/devcluster"
+	"github.com/chartkeeper/chartkeeper/test/devcluster"
 )
 
 // KubeconfigEnv names the variable that points tests at a running cluster.

@@ -14,9 +14,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/chartkeeper/chartkeeper/internal/kubeops"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
+	"github.com/chartkeeper/chartkeeper/test/framework/kubeops"
 )
 
 // maxHistory is the chaos watch's maxHistory; the check holds it.
@@ -144,7 +144,7 @@ func setUp(ctx context.Context, admin *rest.Config, cs kubernetes.Interface, wat
 // short remediation backoff, so that failures are retried within the run.
 func writeWatches(dir, chart string) (string, error) {
 	path := filepath.Join(dir, "watches.yaml")
-	body := fmt.Sprintf(`# The chaos harness's watches.yaml (internal/chaos).
+	body := fmt.Sprintf(`# The chaos harness's watches.yaml (test/chaos).
 - group: %s
   version: %s
   kind: %s

@@ -3,7 +3,7 @@ package testenv
 import (
 	"testing"
 
-	"github.com/chartkeeper/chartkeeper/internal/freeport"
+	"github.com/chartkeeper/chartkeeper/test/framework/freeport"
 )
 
 // FreePorts returns n free TCP ports on 127.0.0.1 that no earlier call in

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/procfs"
+	"github.com/chartkeeper/chartkeeper/test/framework/procfs"
 )
 
 // Proc identifies a process we started: its PID and its start time in clock

@@ -1,4 +1,4 @@
-// Command chaos runs chartkeeper's chaos harness (internal/chaos) on a
+// Command chaos runs chartkeeper's chaos harness (test/chaos) on a
 // local cluster of its own, which it starts, crashes and restarts, and
 // purges at the end: make chaos. Settings come from the environment:
 //
@@ -22,9 +22,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/chaos"
-	"github.com/chartkeeper/chartkeeper/internal/devcluster"
-	"github.com/chartkeeper/chartkeeper/internal/envvar"
+	"github.com/chartkeeper/chartkeeper/test/chaos"
+	"github.com/chartkeeper/chartkeeper/test/devcluster"
+	"github.com/chartkeeper/chartkeeper/test/framework/envvar"
 )
 
 func main() {

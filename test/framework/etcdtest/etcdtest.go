@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/testenv"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 // Binary returns the path of bin/etcd, failing the test when it is absent.

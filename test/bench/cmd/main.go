@@ -25,9 +25,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/bench"
-	"github.com/chartkeeper/chartkeeper/internal/devcluster"
-	"github.com/chartkeeper/chartkeeper/internal/envvar"
+	"github.com/chartkeeper/chartkeeper/test/bench"
+	"github.com/chartkeeper/chartkeeper/test/devcluster"
+	"github.com/chartkeeper/chartkeeper/test/framework/envvar"
 )
 
 // podsPerNode is each kwok node's capacity, as on a real node.
@@ -85,7 +85,7 @@ func run() error {
 		return err
 	}
 	cfg := bench.Config{
-		Chart: "hack/bench/chart", Subjects: subjects, N: n, Concurrency: conc, Idle: idle, PhaseTimeout: timeout,
+		Chart: "test/bench/chart", Subjects: subjects, N: n, Concurrency: conc, Idle: idle, PhaseTimeout: timeout,
 		OutDir: out, Machine: machine(), Log: os.Stderr,
 	}
 	if os.Getenv("BENCH_PPROF") != "" {

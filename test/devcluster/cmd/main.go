@@ -24,8 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/chartkeeper/chartkeeper/internal/devcluster"
-	"github.com/chartkeeper/chartkeeper/internal/etcdpods"
+	"github.com/chartkeeper/chartkeeper/test/devcluster"
+	"github.com/chartkeeper/chartkeeper/test/etcdpods"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

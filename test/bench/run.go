@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/chartkeeper/chartkeeper/internal/kubeops"
+	"github.com/chartkeeper/chartkeeper/test/framework/kubeops"
 )
 
 // runner holds what every subject's run shares.

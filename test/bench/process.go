@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chartkeeper/chartkeeper/internal/procfs"
+	"github.com/chartkeeper/chartkeeper/test/framework/procfs"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat times: 100 on every

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chartkeeper/chartkeeper/internal/childproc"
-	"github.com/chartkeeper/chartkeeper/internal/freeport"
+	"github.com/chartkeeper/chartkeeper/test/framework/childproc"
+	"github.com/chartkeeper/chartkeeper/test/framework/freeport"
 )
 
 // supervisor keeps one operator process running, as a Deployment would:
