@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"github.com/chartkeeper/chartkeeper/internal/hooks/hopadapter"
 )
 
 // App is one bundled application.
@@ -25,6 +26,11 @@ type App struct {
 	// run. It is called after the flags are parsed, only for kinds that
 	// watches.yaml names.
 	Hooks func(gk schema.GroupKind) []hooks.Hook
+	// HelmOperatorHooks, if set, returns the hooks a helm-operator-plugins
+	// operator registered for one of Kinds (its translator, pre-hooks and
+	// post-hooks), unchanged; they run after Hooks, named
+	// "<app>-translator", "<app>-pre-1", "<app>-post-1", ...
+	HelmOperatorHooks func(gk schema.GroupKind) hopadapter.Set
 	// Commands are subcommands of chartkeeper the app adds.
 	Commands []Command
 }
@@ -97,14 +103,18 @@ func (s *set) bindFlags(fs *flag.FlagSet) {
 
 func (s *set) addHooks(r *hooks.Registry, watched func(schema.GroupKind) bool) error {
 	for _, a := range s.apps {
-		if a.Hooks == nil {
-			continue
-		}
 		for _, gk := range a.Kinds {
 			if !watched(gk) {
 				continue
 			}
-			if err := r.Add(gk, a.Hooks(gk)...); err != nil {
+			var hs []hooks.Hook
+			if a.Hooks != nil {
+				hs = a.Hooks(gk)
+			}
+			if a.HelmOperatorHooks != nil {
+				hs = append(hs, a.HelmOperatorHooks(gk).Hooks(a.Name)...)
+			}
+			if err := r.Add(gk, hs...); err != nil {
 				return fmt.Errorf("app %s: %w", a.Name, err)
 			}
 		}

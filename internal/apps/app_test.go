@@ -7,10 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-logr/logr"
+	hophook "github.com/operator-framework/helm-operator-plugins/pkg/hook"
+	hopvalues "github.com/operator-framework/helm-operator-plugins/pkg/values"
 	"helm.sh/helm/v3/pkg/chartutil"
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
+	"github.com/chartkeeper/chartkeeper/internal/hooks/hopadapter"
 )
 
 var (
@@ -90,5 +96,59 @@ func TestAppsContribute(t *testing.T) {
 	}
 	if _, ok := s.command("nope"); ok {
 		t.Error("an unknown command was found")
+	}
+}
+
+// An app written for helm-operator-plugins hands over its reconciler's
+// hooks unchanged; they run after the app's own, in helm-operator-plugins'
+// order, and really call the original hooks.
+func TestHelmOperatorHooksRegisterUnchanged(t *testing.T) {
+	var ran []string
+	legacy := hopadapter.Set{
+		Translator: hopvalues.TranslatorFunc(func(context.Context, *unstructured.Unstructured) (chartutil.Values, error) {
+			ran = append(ran, "translator")
+			return chartutil.Values{"replicas": 2}, nil
+		}),
+		PreHooks: []hophook.PreHook{hophook.PreHookFunc(func(*unstructured.Unstructured, chartutil.Values, logr.Logger) error {
+			ran = append(ran, "pre")
+			return nil
+		})},
+		PostHooks: []hophook.PostHook{hophook.PostHookFunc(func(*unstructured.Unstructured, helmrelease.Release, logr.Logger) error {
+			ran = append(ran, "post")
+			return nil
+		})},
+	}
+	var s set
+	if err := s.add(App{Name: "legacy", Kinds: []schema.GroupKind{kindA},
+		Hooks:             func(schema.GroupKind) []hooks.Hook { return hookNamed("own") },
+		HelmOperatorHooks: func(schema.GroupKind) hopadapter.Set { return legacy }}); err != nil {
+		t.Fatal(err)
+	}
+	reg := hooks.NewRegistry()
+	if err := s.addHooks(reg, func(schema.GroupKind) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, h := range reg.For(kindA) {
+		names = append(names, h.Name)
+	}
+	if got := strings.Join(names, ","); got != "own,legacy-translator,legacy-pre-1,legacy-post-1" {
+		t.Fatalf("hooks %s", got)
+	}
+	ctx := context.Background()
+	req := hooks.Request{Object: &unstructured.Unstructured{Object: map[string]any{}}, Log: logr.Discard()}
+	hs := reg.For(kindA)
+	if vals, err := hs[1].Impl.(hooks.Translator).Translate(ctx, req, nil); err != nil || vals["replicas"] != 2 {
+		t.Errorf("translator: %v %v", vals, err)
+	}
+	if _, err := hs[2].Impl.(hooks.PreRelease).PreRelease(ctx, req, chartutil.Values{}); err != nil {
+		t.Error(err)
+	}
+	get := func(context.Context) (*helmrelease.Release, error) { return &helmrelease.Release{Name: "r"}, nil }
+	if _, err := hs[3].Impl.(hooks.PostRelease).PostRelease(ctx, req, hooks.Release{Get: get}); err != nil {
+		t.Error(err)
+	}
+	if got := strings.Join(ran, ","); got != "translator,pre,post" {
+		t.Errorf("ran %s", got)
 	}
 }

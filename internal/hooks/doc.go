@@ -37,8 +37,8 @@
 // # Errors
 //
 // An error stops the step: the resource's Ready condition turns False with
-// a reason naming the hook ("<Hook>HookFailed") and a message naming the
-// hook and the phase (an *Error), an Event is recorded, and the step is
+// the reason HookFailed and a message naming the hook and the phase (an
+// *Error, e.g. "hook freeze (pre-release): ..."), an Event is recorded, and the step is
 // retried with the work queue's exponential backoff. Nothing else about
 // the release changes: a failing PreRelease prevents the install or
 // upgrade, a failing BeforeUninstall delays the uninstall.

@@ -5,7 +5,9 @@
 //	reg.Add(gk, hooks.Hook{Name: "legacy-pre", Impl: hopadapter.FromPreHook(myPreHook)})
 //
 // Unlike helm-operator-plugins, their errors are not only logged: they
-// surface as a <Hook>HookFailed condition and a retry with backoff.
+// surface as a HookFailed condition naming the hook, and a retry with backoff.
+// An app registers a whole helm-operator-plugins reconciler's hooks with
+// Set (apps.App.HelmOperatorHooks).
 package hopadapter
 
 import (
