@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 
+	"github.com/chartkeeper/chartkeeper/internal/apps"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
 	"github.com/chartkeeper/chartkeeper/internal/scaffold"
 )
@@ -15,8 +14,7 @@ import (
 // optional hook stub (package scaffold), then CRD, RBAC and sample
 // (GenerateManifests), all idempotent.
 func createAPICommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("chartkeeper create-api", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := apps.NewFlagSet("create-api", stderr)
 	var o scaffold.Options
 	fs.StringVar(&o.Chart, "chart", "", "chart directory or .tgz to package (required)")
 	fs.StringVar(&o.Group, "group", "", "API group of the new kind, e.g. apps.example.com (required)")
@@ -29,11 +27,8 @@ func createAPICommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "Usage: chartkeeper create-api --chart DIR|TGZ --group G --version V --kind K [flags]\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitConfig
+	if code, ok := apps.ParseFlags(fs, args); !ok {
+		return code
 	}
 	res, err := scaffold.CreateAPI(o)
 	if err != nil {

@@ -58,19 +58,15 @@ func (f *imageFlags) apply(ws []watches.Watch) error {
 // with their defaults and each sample; with --relocated, each beside its
 // mirror name.
 func imagesCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("chartkeeper images", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := apps.NewFlagSet("images", stderr)
 	watchesFile := fs.String("watches-file", "watches.yaml", "path of watches.yaml")
 	dir := fs.String("config-dir", "config", "kustomize config directory (its samples/ are rendered too)")
 	relocated := fs.Bool("relocated", false, `print "image mirror-image" pairs for the watches' images settings (for a mirroring script)`)
 	var imgs imageFlags
 	imgs.bind(fs)
 	apps.BindFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitConfig
+	if code, ok := apps.ParseFlags(fs, args); !ok {
+		return code
 	}
 	ws, err := watches.Load(*watchesFile)
 	if err != nil {

@@ -2,13 +2,13 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
+	"github.com/chartkeeper/chartkeeper/internal/apps"
 	"github.com/chartkeeper/chartkeeper/internal/crdschema"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
@@ -46,17 +46,13 @@ func GenerateManifests(watchesFile, configDir string, o manifests.CRDOptions) (m
 // manifestsCommand generates (or, with --check, verifies) the CRDs, the
 // ClusterRole and missing samples that follow from watches.yaml.
 func manifestsCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("chartkeeper manifests", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := apps.NewFlagSet("manifests", stderr)
 	watchesFile := fs.String("watches-file", "watches.yaml", "path of watches.yaml")
 	dir := fs.String("config-dir", "config", "kustomize config directory to write into")
 	check := fs.Bool("check", false, "write nothing; exit 1 if the generated files are not up to date")
 	allowBreaking := fs.Bool("allow-breaking", false, "write a CRD schema that breaks existing custom resources of the same version")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitConfig
+	if code, ok := apps.ParseFlags(fs, args); !ok {
+		return code
 	}
 	files, warns, err := GenerateManifests(*watchesFile, *dir, manifests.CRDOptions{AllowBreaking: *allowBreaking})
 	if err != nil {

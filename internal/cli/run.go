@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,19 +24,16 @@ import (
 
 // runFlags are the flags of "chartkeeper run".
 type runFlags struct {
-	watchesFile      string
-	kubeconfig       string
-	metricsAddr      string
-	probeAddr        string
-	pprofAddr        string
-	leaderElect      bool
-	leaderElectionID string
-	leaderElectionNS string
-	lease            operator.LeaseTiming
-	qps              float64
-	burst            int
-	images           imageFlags
-	zap              zap.Options
+	watchesFile string
+	kubeconfig  string
+	metricsAddr string
+	probeAddr   string
+	pprofAddr   string
+	leader      operator.LeaderElection
+	qps         float64
+	burst       int
+	images      imageFlags
+	zap         zap.Options
 }
 
 func (f *runFlags) bind(fs *flag.FlagSet) {
@@ -46,13 +42,13 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.metricsAddr, "metrics-bind-address", "127.0.0.1:8080", `metrics endpoint address ("0" disables it)`)
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", "address of /healthz and /readyz")
 	fs.StringVar(&f.pprofAddr, "pprof-bind-address", "", `address serving /debug/pprof/ profiles, e.g. 127.0.0.1:6060 (default "": off)`)
-	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
-	fs.StringVar(&f.leaderElectionID, "leader-election-id", "chartkeeper-leader.chartkeeper.dev", "name of the leader election Lease")
-	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election Lease (default: the operator's own)")
+	fs.BoolVar(&f.leader.Enabled, "leader-elect", false, "elect a leader so that only one replica reconciles")
+	fs.StringVar(&f.leader.ID, "leader-election-id", operator.DefaultLeaderElectionID, "name of the leader election Lease")
+	fs.StringVar(&f.leader.Namespace, "leader-election-namespace", "", "namespace of the leader election Lease (default: the operator's own)")
 	d := operator.DefaultLeaseTiming
-	fs.DurationVar(&f.lease.LeaseDuration, "leader-elect-lease-duration", d.LeaseDuration, "how long a standby waits after the leader stopped renewing before it takes over")
-	fs.DurationVar(&f.lease.RenewDeadline, "leader-elect-renew-deadline", d.RenewDeadline, "how long the leader tries to renew before it stops leading (and exits)")
-	fs.DurationVar(&f.lease.RetryPeriod, "leader-elect-retry-period", d.RetryPeriod, "how often the leader renews and standbys try to acquire")
+	fs.DurationVar(&f.leader.Timing.LeaseDuration, "leader-elect-lease-duration", d.LeaseDuration, "how long a standby waits after the leader stopped renewing before it takes over")
+	fs.DurationVar(&f.leader.Timing.RenewDeadline, "leader-elect-renew-deadline", d.RenewDeadline, "how long the leader tries to renew before it stops leading (and exits)")
+	fs.DurationVar(&f.leader.Timing.RetryPeriod, "leader-elect-retry-period", d.RetryPeriod, "how often the leader renews and standbys try to acquire")
 	fs.Float64Var(&f.qps, "kube-api-qps", 500, "steady requests per second to the API server, for the whole process")
 	fs.IntVar(&f.burst, "kube-api-burst", 1000, "request burst to the API server, for the whole process")
 	f.images.bind(fs)
@@ -63,14 +59,10 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 
 func runCommand(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
-	fs := flag.NewFlagSet("chartkeeper run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := apps.NewFlagSet("run", stderr)
 	f.bind(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitConfig
+	if code, ok := apps.ParseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "chartkeeper run: unexpected arguments %q\n", fs.Args())
@@ -115,8 +107,8 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		operator.WithMetricsAddress(f.metricsAddr),
 		operator.WithProbeAddress(f.probeAddr),
 		operator.WithPprofAddress(f.pprofAddr),
-		operator.WithLeaderElection(f.leaderElect, f.leaderElectionID, f.leaderElectionNS),
-		operator.WithLeaseTiming(f.lease),
+		operator.WithLeaderElection(f.leader.Enabled, f.leader.ID, f.leader.Namespace),
+		operator.WithLeaseTiming(f.leader.Timing),
 		operator.WithNamespaces(watchNamespaces()...),
 		operator.WithHooks(reg),
 	)

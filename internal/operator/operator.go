@@ -46,12 +46,12 @@ func New(cfg *rest.Config, ws []watches.Watch, opts ...Option) (*Operator, error
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		PprofBindAddress:        o.pprofAddr,
-		LeaderElection:          o.leaderElect,
-		LeaderElectionID:        o.leaderElectionID,
-		LeaderElectionNamespace: o.leaderElectionNS,
-		LeaseDuration:           &o.lease.LeaseDuration,
-		RenewDeadline:           &o.lease.RenewDeadline,
-		RetryPeriod:             &o.lease.RetryPeriod,
+		LeaderElection:          o.leader.Enabled,
+		LeaderElectionID:        o.leader.ID,
+		LeaderElectionNamespace: o.leader.Namespace,
+		LeaseDuration:           &o.leader.Timing.LeaseDuration,
+		RenewDeadline:           &o.leader.Timing.RenewDeadline,
+		RetryPeriod:             &o.leader.Timing.RetryPeriod,
 		// Stop leading at once on shutdown so a standby takes over quickly.
 		LeaderElectionReleaseOnCancel: true,
 		// Custom resources are unstructured: read them from the cache too.

@@ -15,25 +15,21 @@ import (
 type Option func(*options)
 
 type options struct {
-	metricsAddr      string
-	probeAddr        string
-	pprofAddr        string
-	leaderElect      bool
-	leaderElectionID string
-	leaderElectionNS string
-	lease            LeaseTiming
-	namespaces       []string
-	logger           logr.Logger
-	hooks            *hooks.Registry
+	metricsAddr string
+	probeAddr   string
+	pprofAddr   string
+	leader      LeaderElection
+	namespaces  []string
+	logger      logr.Logger
+	hooks       *hooks.Registry
 }
 
 func defaultOptions() options {
 	return options{
-		metricsAddr:      "127.0.0.1:8080",
-		probeAddr:        "127.0.0.1:8081",
-		leaderElectionID: "chartkeeper-leader.chartkeeper.dev",
-		lease:            DefaultLeaseTiming,
-		logger:           logr.Discard(),
+		metricsAddr: "127.0.0.1:8080",
+		probeAddr:   "127.0.0.1:8081",
+		leader:      LeaderElection{ID: DefaultLeaderElectionID, Timing: DefaultLeaseTiming},
+		logger:      logr.Discard(),
 	}
 }
 
@@ -51,15 +47,31 @@ func WithPprofAddress(addr string) Option { return func(o *options) { o.pprofAdd
 
 // WithLeaderElection turns leader election on with a Lease named id in
 // namespace ns ("" = the namespace the operator runs in). Default off;
-// id defaults to "chartkeeper-leader.chartkeeper.dev".
+// id defaults to DefaultLeaderElectionID.
 func WithLeaderElection(on bool, id, ns string) Option {
 	return func(o *options) {
-		o.leaderElect = on
+		o.leader.Enabled = on
 		if id != "" {
-			o.leaderElectionID = id
+			o.leader.ID = id
 		}
-		o.leaderElectionNS = ns
+		o.leader.Namespace = ns
 	}
+}
+
+// DefaultLeaderElectionID names the leader election Lease by default.
+const DefaultLeaderElectionID = "chartkeeper-leader.chartkeeper.dev"
+
+// LeaderElection is how replicas choose the one that reconciles
+// (controller-runtime's leader election over a Lease).
+type LeaderElection struct {
+	// Enabled turns leader election on (default off).
+	Enabled bool
+	// ID names the Lease (default DefaultLeaderElectionID).
+	ID string
+	// Namespace holds the Lease ("": the namespace the operator runs in).
+	Namespace string
+	// Timing is the lease timing (default DefaultLeaseTiming).
+	Timing LeaseTiming
 }
 
 // LeaseTiming is leader election's timing (client-go's leaderelection).
@@ -80,7 +92,7 @@ var DefaultLeaseTiming = LeaseTiming{LeaseDuration: 15 * time.Second, RenewDeadl
 
 // WithLeaseTiming sets leader election's timing. Default DefaultLeaseTiming;
 // New checks LeaseDuration > RenewDeadline > RetryPeriod > 0.
-func WithLeaseTiming(t LeaseTiming) Option { return func(o *options) { o.lease = t } }
+func WithLeaseTiming(t LeaseTiming) Option { return func(o *options) { o.leader.Timing = t } }
 
 // WithNamespaces confines the operator to these namespaces. Default: all.
 func WithNamespaces(ns ...string) Option { return func(o *options) { o.namespaces = ns } }
@@ -101,10 +113,10 @@ func (o options) validate() error {
 			errs = append(errs, fmt.Errorf("%s %q: %v", a.name, a.addr, err))
 		}
 	}
-	if o.leaderElect && o.leaderElectionID == "" {
+	if o.leader.Enabled && o.leader.ID == "" {
 		errs = append(errs, errors.New("leader election needs an ID"))
 	}
-	if l := o.lease; !(l.LeaseDuration > l.RenewDeadline && l.RenewDeadline > l.RetryPeriod && l.RetryPeriod > 0) {
+	if l := o.leader.Timing; !(l.LeaseDuration > l.RenewDeadline && l.RenewDeadline > l.RetryPeriod && l.RetryPeriod > 0) {
 		errs = append(errs, fmt.Errorf("leader election needs lease duration > renew deadline > retry period > 0, got %s, %s, %s", l.LeaseDuration, l.RenewDeadline, l.RetryPeriod))
 	}
 	return errors.Join(errs...)

@@ -9,7 +9,7 @@ import (
 )
 
 func TestOptionsValidate(t *testing.T) {
-	noID := func(o *options) { o.leaderElectionID = "" }
+	noID := func(o *options) { o.leader.ID = "" }
 	tests := []struct {
 		name    string
 		opts    []Option

@@ -3,7 +3,6 @@ package etcd
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,8 +18,7 @@ import (
 // Pods: the first member of a cluster being created restores the backup
 // into its empty data directory; every other case is a no-op.
 func restoreCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("chartkeeper etcd-restore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := apps.NewFlagSet("etcd-restore", stderr)
 	var t etcdcluster.RestoreTarget
 	var s3 etcdcluster.S3Config
 	backup := fs.String("backup", "", "key of the backup to restore")
@@ -35,11 +33,8 @@ func restoreCommand(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&s3.Region, "s3-region", "", "S3 region")
 	fs.BoolVar(&s3.Insecure, "s3-insecure", false, "plain HTTP")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up after this long")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return apps.ExitOK
-		}
-		return apps.ExitConfig
+	if code, ok := apps.ParseFlags(fs, args); !ok {
+		return code
 	}
 	if *backup == "" || t.Name == "" || t.DataDir == "" || t.PeerURL == "" || *seed == "" {
 		fmt.Fprintln(stderr, "chartkeeper etcd-restore: --backup, --name, --seed, --data-dir and --peer-url are required")
