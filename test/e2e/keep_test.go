@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
+)
+
+// An object the chart marks helm.sh/resource-policy: keep outlives its
+// custom resource: it gets no ownerReference (the garbage collector would
+// delete it), deletion does not wait for it, and it is still there, with no
+// ownerReference, a minute later; what is not kept is gone.
+func TestKeptObjectsSurviveTheCustomResource(t *testing.T) {
+	env, ns, _ := confinedAppFixture(t, testWatches())
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, newApp(ns, "keep", map[string]any{"keptVolume": true})); err != nil {
+		t.Fatal(err)
+	}
+	pvcKey := types.NamespacedName{Namespace: ns, Name: "keep-data"}
+	// A claim stays Pending without a storage class: the App is released, not Ready.
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, st, err := getApp(ctx, env, ns, "keep")
+		if err != nil {
+			return err
+		}
+		if c := condition(st, api.ConditionReleased); c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("not released: %+v", st.Conditions)
+		}
+		return env.Client.Get(ctx, pvcKey, &corev1.PersistentVolumeClaim{})
+	})
+	pvc := &corev1.PersistentVolumeClaim{}
+	if err := env.Client.Get(ctx, pvcKey, pvc); err != nil {
+		t.Fatal(err)
+	}
+	if len(pvc.OwnerReferences) > 0 {
+		t.Errorf("kept claim has ownerReferences %+v", pvc.OwnerReferences)
+	}
+
+	if err := env.Client.Delete(ctx, newApp(ns, "keep", nil)); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		if _, _, err := getApp(ctx, env, ns, "keep"); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("App still there (err=%v)", err)
+		}
+		return nil
+	})
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "keep-config"}, &corev1.ConfigMap{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("ConfigMap keep-config not deleted (err=%v)", err)
+		}
+		return nil
+	})
+	// The claim stays: checked for a minute (the garbage collector acts
+	// within seconds of the owner's deletion).
+	until := time.Now().Add(time.Minute)
+	for time.Now().Before(until) {
+		pvc := &corev1.PersistentVolumeClaim{}
+		if err := env.Client.Get(ctx, pvcKey, pvc); err != nil {
+			t.Fatalf("kept claim: %v", err)
+		}
+		if pvc.DeletionTimestamp != nil || len(pvc.OwnerReferences) > 0 {
+			t.Fatalf("kept claim is being deleted (%v) or owned (%+v)", pvc.DeletionTimestamp, pvc.OwnerReferences)
+		}
+		time.Sleep(5 * time.Second)
+	}
+}
+
+// An install that fails with an error longer than an Event may hold
+// (1,024 bytes) still records its Warning Event, shortened, while the
+// condition keeps the whole message.
+func TestLongFailureMessagesStillMakeEvents(t *testing.T) {
+	env, ns, _ := confinedAppFixture(t, testWatches())
+	ctx := context.Background()
+	msg := "START-OF-ERROR " + strings.Repeat("this install failed for a long reason, ", 50) + "END-OF-ERROR"
+	if err := env.Client.Create(ctx, newApp(ns, "long", map[string]any{"failWith": msg})); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, st, err := getApp(ctx, env, ns, "long")
+		if err != nil {
+			return err
+		}
+		if c := condition(st, api.ConditionReleased); !strings.Contains(c.Message, "END-OF-ERROR") {
+			return fmt.Errorf("Released does not hold the whole error: %+v", c)
+		}
+		return nil
+	})
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		var evs eventsv1.EventList
+		if err := env.Client.List(ctx, &evs, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, ev := range evs.Items {
+			if ev.Regarding.Name != "long" || ev.Type != corev1.EventTypeWarning || ev.Reason != string(api.ReasonChartError) {
+				continue
+			}
+			if !strings.Contains(ev.Note, "START-OF-ERROR") || len(ev.Note) > 1024 {
+				return fmt.Errorf("event note of %d bytes: %q", len(ev.Note), ev.Note)
+			}
+			return nil
+		}
+		return fmt.Errorf("no Warning %s event among %d events", api.ReasonChartError, len(evs.Items))
+	})
+}
