@@ -6,6 +6,7 @@
 // on) and the annotation chartkeeper.dev/owner naming its custom resource;
 // namespaced objects in the resource's own namespace also get an
 // ownerReference to it, so the garbage collector and `kubectl tree` see the
-// relation. Objects elsewhere (other namespaces, cluster scope) cannot carry
+// relation. Objects marked helm.sh/resource-policy: keep get none (they
+// must outlive the resource; see Kept). Objects elsewhere (other namespaces, cluster scope) cannot carry
 // such a reference and are mapped back by the annotation instead.
 package ownership

@@ -127,6 +127,9 @@ func (p PostRenderer) mark(u *unstructured.Unstructured) {
 	ann[api.AnnotationOwner] = p.Owner.Key()
 	u.SetAnnotations(ann)
 
+	if Kept(ann) { // it must outlive the resource: no garbage collection
+		return
+	}
 	if p.Owner.Namespace == "" || p.ReleaseNamespace != p.Owner.Namespace || p.Mapper == nil {
 		return
 	}

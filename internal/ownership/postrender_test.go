@@ -29,6 +29,20 @@ metadata:
   name: elsewhere
   namespace: other
 ---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: kept
+  annotations:
+    helm.sh/resource-policy: " Keep "
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: not-kept
+  annotations:
+    helm.sh/resource-policy: delete
+---
 # only a comment
 ---
 apiVersion: rbac.authorization.k8s.io/v1
@@ -46,10 +60,10 @@ metadata:
 		t.Fatal(err)
 	}
 	docs := strings.Split(strings.TrimPrefix(out.String(), "---\n"), "---\n")
-	if len(docs) != 4 {
-		t.Fatalf("want 4 objects, got %d:\n%s", len(docs), out)
+	if len(docs) != 6 {
+		t.Fatalf("want 6 objects, got %d:\n%s", len(docs), out)
 	}
-	wantRef := map[string]bool{"here": true, "elsewhere": false, "cluster-wide": false, "unmapped": false}
+	wantRef := map[string]bool{"here": true, "kept": false, "not-kept": true, "elsewhere": false, "cluster-wide": false, "unmapped": false}
 	for _, d := range docs {
 		var m map[string]any
 		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
@@ -85,6 +99,24 @@ func TestOwnerKeyRoundTrip(t *testing.T) {
 	for _, bad := range []string{"", "a/b/c", "g/K/ns/", "g//ns/n"} {
 		if _, _, ok := ParseKey(bad); ok {
 			t.Errorf("ParseKey(%q) accepted", bad)
+		}
+	}
+}
+
+func TestKept(t *testing.T) {
+	for _, tc := range []struct {
+		ann  map[string]string
+		want bool
+	}{
+		{nil, false},
+		{map[string]string{"other": "keep"}, false},
+		{map[string]string{ResourcePolicyAnnotation: "keep"}, true},
+		{map[string]string{ResourcePolicyAnnotation: " KEEP\n"}, true},
+		{map[string]string{ResourcePolicyAnnotation: "delete"}, false},
+		{map[string]string{ResourcePolicyAnnotation: ""}, false},
+	} {
+		if got := Kept(tc.ann); got != tc.want {
+			t.Errorf("Kept(%v) = %v, want %v", tc.ann, got, tc.want)
 		}
 	}
 }

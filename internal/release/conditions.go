@@ -104,12 +104,5 @@ func (s *step) releasedMessage() string {
 	return fmt.Sprintf("revision %d of chart %s-%s released from the desired values", rev, md.Name, md.Version)
 }
 
-// maxMessage keeps condition messages readable (the API allows 32 KiB).
-const maxMessage = 1024
-
-func trim(s string) string {
-	if len(s) > maxMessage {
-		return s[:maxMessage-3] + "..."
-	}
-	return s
-}
+// trim bounds a condition message (see maxMessage).
+func trim(s string) string { return shorten(s, maxMessage, "...") }

@@ -148,13 +148,16 @@ func (t *objectMemo[V]) forget(release string) {
 	delete(t.m, release)
 }
 
-// event records an Event about obj, with one of the declared reasons.
+// event records an Event about obj, with one of the declared reasons. A
+// message longer than an Event may hold is shortened (the API server would
+// reject it, and the Event would be lost); conditions keep it whole.
 func (e *Engine) event(obj client.Object, warning bool, reason api.Reason, format string, args ...any) {
 	typ := "Normal"
 	if warning {
 		typ = "Warning"
 	}
-	e.recorder.Eventf(obj, nil, typ, string(reason), "Reconcile", format, args...)
+	note := shorten(fmt.Sprintf(format, args...), maxEventNote, eventShortened)
+	e.recorder.Eventf(obj, nil, typ, string(reason), "Reconcile", "%s", note)
 }
 
 type noRecorder struct{}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
@@ -31,7 +32,9 @@ const (
 // in the release namespace; an object counts only when it carries both
 // this resource's owner annotation and Helm's annotations for this
 // release. Kinds only a failed revision released, and objects outside the
-// release namespace, are not searched.
+// release namespace, are not searched. Objects marked
+// helm.sh/resource-policy: keep are left alone: Helm keeps them on purpose
+// when an upgrade drops them.
 func (e *Engine) leftovers(ctx context.Context, ref watches.ReleaseRef, owner string, objs []object) ([]object, error) {
 	held := map[string]bool{}
 	kinds := map[schema.GroupVersionKind]bool{}
@@ -50,7 +53,7 @@ func (e *Engine) leftovers(ctx context.Context, ref watches.ReleaseRef, owner st
 		}
 		for _, m := range list.Items {
 			a := m.GetAnnotations()
-			if m.GetDeletionTimestamp() != nil || a[api.AnnotationOwner] != owner ||
+			if m.GetDeletionTimestamp() != nil || ownership.Kept(a) || a[api.AnnotationOwner] != owner ||
 				a[helmReleaseName] != ref.Name || a[helmReleaseNamespace] != ref.Namespace {
 				continue
 			}

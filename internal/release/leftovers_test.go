@@ -18,6 +18,7 @@ import (
 // Only objects of this release (owner annotation and Helm's annotations
 // both naming it) that the deployed revision does not hold are leftovers;
 // pruning deletes them and nothing else, and tolerates one already gone.
+// Kept objects (helm.sh/resource-policy: keep) are never leftovers.
 func TestLeftoversAndPrune(t *testing.T) {
 	const owner = "test.chartkeeper.dev/App/ns/web"
 	ref := watches.ReleaseRef{Name: "web", Namespace: "ns"}
@@ -32,6 +33,8 @@ func TestLeftoversAndPrune(t *testing.T) {
 		cm("ns", "other-config", map[string]string{api.AnnotationOwner: "test.chartkeeper.dev/App/ns/other", helmReleaseName: "other", helmReleaseNamespace: "ns"}),
 		cm("ns", "not-helms", map[string]string{api.AnnotationOwner: owner}),
 		cm("elsewhere", "web-extra-8", ours),
+		cm("ns", "web-kept", map[string]string{api.AnnotationOwner: owner, helmReleaseName: "web", helmReleaseNamespace: "ns",
+			"helm.sh/resource-policy": "keep"}), // Helm kept it when an upgrade dropped it
 	).Build()
 	e := &Engine{meta: c, live: c}
 	cmGVK := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
@@ -52,7 +55,7 @@ func TestLeftoversAndPrune(t *testing.T) {
 		t.Errorf("the leftover is still there: %v", err)
 	}
 	for _, keep := range []client.ObjectKey{{Namespace: "ns", Name: "web-config"}, {Namespace: "ns", Name: "other-config"},
-		{Namespace: "ns", Name: "not-helms"}, {Namespace: "elsewhere", Name: "web-extra-8"}} {
+		{Namespace: "ns", Name: "not-helms"}, {Namespace: "elsewhere", Name: "web-extra-8"}, {Namespace: "ns", Name: "web-kept"}} {
 		if err := c.Get(ctx, keep, &corev1.ConfigMap{}); err != nil {
 			t.Errorf("%s was deleted: %v", keep, err)
 		}

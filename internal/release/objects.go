@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
 )
 
 // object is one object a release revision holds, as rendered.
@@ -21,6 +23,12 @@ type object struct {
 	Namespace string // "" for cluster-scoped kinds
 	Name      string
 	Desired   *unstructured.Unstructured
+}
+
+// kept reports whether the rendered object is marked
+// helm.sh/resource-policy: keep (Helm's uninstall leaves it).
+func (o object) kept() bool {
+	return o.Desired != nil && ownership.Kept(o.Desired.GetAnnotations())
 }
 
 func (o object) String() string {

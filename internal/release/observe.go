@@ -241,9 +241,15 @@ func (e *Engine) metaOf(ctx context.Context, ob object, confirmAbsent bool) (*me
 }
 
 // countRemaining counts released objects that still exist (for deletion).
+// Kept objects (helm.sh/resource-policy: keep) are not counted: Helm's
+// uninstall leaves them, so waiting for them would only wait out the
+// uninstall timeout.
 func (e *Engine) countRemaining(ctx context.Context, objs []object) int {
 	n := 0
 	for _, ob := range objs {
+		if ob.kept() {
+			continue
+		}
 		if m, err := e.metaOf(ctx, ob, false); err != nil || m != nil {
 			n++
 		}
