@@ -117,6 +117,9 @@ type Guard struct {
 	// Redact is applied to every log line Helm writes during the action
 	// (Helm logs the errors of failed operations, which can quote values).
 	Redact func(string) string
+	// Timeout bounds the action, chart hooks included (see Bound); 0: no
+	// bound.
+	Timeout time.Duration
 }
 
 func (c *Client) config(ns string, maxHistory int, g Guard) (*action.Configuration, error) {
@@ -151,9 +154,12 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 		return nil, err
 	}
 	in := action.NewInstall(cfg)
-	in.ReleaseName, in.Namespace = r.Name, r.Namespace
+	in.ReleaseName, in.Namespace, in.Timeout = r.Name, r.Namespace, r.Timeout
 	in.Labels, in.PostRenderer, in.Description = r.Labels, r.PostRenderer, r.Description
-	return in.RunWithContext(ctx, r.Chart, r.Values)
+	ctx, cancel := Bound(ctx, r.Timeout)
+	defer cancel()
+	rel, err := in.RunWithContext(ctx, r.Chart, r.Values)
+	return rel, c.explainTimeout(err, r.Timeout, r.Name, r.Namespace)
 }
 
 // Upgrade upgrades an existing release to the request's chart and values
@@ -164,37 +170,42 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 		return nil, err
 	}
 	up := action.NewUpgrade(cfg)
-	up.Namespace, up.MaxHistory = r.Namespace, r.MaxHistory
+	up.Namespace, up.MaxHistory, up.Timeout = r.Namespace, r.MaxHistory, r.Timeout
 	up.Labels, up.PostRenderer, up.Description = r.Labels, r.PostRenderer, r.Description
-	return up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
+	ctx, cancel := Bound(ctx, r.Timeout)
+	defer cancel()
+	rel, err := up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
+	return rel, c.explainTimeout(err, r.Timeout, r.Name, r.Namespace)
 }
 
 // Rollback rolls the release back to revision toRevision, as a new
-// revision, under g (every object it re-applies is admitted).
+// revision, under g (every object it re-applies is admitted, and
+// g.Timeout bounds its hooks: Helm's rollback takes no context).
 func (c *Client) Rollback(_ context.Context, name, ns string, toRevision, maxHistory int, g Guard) error {
 	cfg, err := c.config(ns, maxHistory, g)
 	if err != nil {
 		return err
 	}
 	rb := action.NewRollback(cfg)
-	rb.Version, rb.MaxHistory = toRevision, maxHistory
-	return rb.Run(name)
+	rb.Version, rb.MaxHistory, rb.Timeout = toRevision, maxHistory, g.Timeout
+	return c.explainTimeout(rb.Run(name), g.Timeout, name, ns)
 }
 
 // Uninstall removes the release's objects and its history. A release that
-// does not exist is not an error.
-func (c *Client) Uninstall(_ context.Context, name, ns string, description string) error {
+// does not exist is not an error. timeout bounds its hooks (Helm's
+// uninstall takes no context); 0: no bound.
+func (c *Client) Uninstall(_ context.Context, name, ns string, description string, timeout time.Duration) error {
 	cfg, err := c.config(ns, 0, Guard{})
 	if err != nil {
 		return err
 	}
 	un := action.NewUninstall(cfg)
-	un.IgnoreNotFound, un.Description = true, description
+	un.IgnoreNotFound, un.Description, un.Timeout = true, description, timeout
 	_, err = un.Run(name)
 	if errors.Is(err, driver.ErrReleaseNotFound) {
 		return nil
 	}
-	return err
+	return c.explainTimeout(err, timeout, name, ns)
 }
 
 // Unlock marks the latest revision failed if it is pending (left so by an

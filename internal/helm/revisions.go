@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"time"
 
 	"helm.sh/helm/v3/pkg/kube"
 	"helm.sh/helm/v3/pkg/release"
@@ -20,6 +21,10 @@ type Revision struct {
 	Status  release.Status
 	// Labels are the labels stored on the revision (Request.Labels among them).
 	Labels map[string]string
+	// Modified is when the revision was last written: Helm's modifiedAt
+	// label (set on every update), else its createdAt label, else the
+	// storage object's creation time (zero when none is known).
+	Modified time.Time
 }
 
 // Revisions lists a release's revisions, oldest first, from the metadata
@@ -39,10 +44,22 @@ func (c *Client) Revisions(ctx context.Context, r client.Reader, name, namespace
 		if err != nil {
 			continue // not a Helm release Secret
 		}
-		out = append(out, Revision{Version: v, Status: release.Status(s.Labels["status"]), Labels: s.Labels})
+		out = append(out, Revision{Version: v, Status: release.Status(s.Labels["status"]), Labels: s.Labels,
+			Modified: modified(s.Labels, s.CreationTimestamp.Time)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	return out, nil
+}
+
+// modified reads when a release Secret was last written from the labels
+// Helm's Secret driver keeps (Unix seconds), falling back to created.
+func modified(labels map[string]string, created time.Time) time.Time {
+	for _, l := range []string{"modifiedAt", "createdAt"} {
+		if sec, err := strconv.ParseInt(labels[l], 10, 64); err == nil && sec > 0 {
+			return time.Unix(sec, 0)
+		}
+	}
+	return created
 }
 
 // ReleaseOf names the release a Secret stores a revision of, from its

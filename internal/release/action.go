@@ -96,7 +96,9 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 		out.before = s.o.Latest.Version
 	}
 	begin := e.clock.Now()
+	done := e.running.start(releaseKey(s.d.ref))
 	rel, err := a.run(ctx, s)
+	done()
 	err = values.RedactError(err, s.d.secrets)
 	metrics.ObserveAction(string(a.kind()), err, e.clock.Since(begin))
 
@@ -250,7 +252,8 @@ func (s *step) request() (helm.Request, error) {
 // of secret values.
 func (s *step) guard(admit helm.Admit) helm.Guard {
 	secrets := s.d.secrets
-	return helm.Guard{Admit: admit, Redact: func(line string) string { return values.Redact(line, secrets) }}
+	return helm.Guard{Admit: admit, Redact: func(line string) string { return values.Redact(line, secrets) },
+		Timeout: s.t.Watch.Policy.Timeout}
 }
 
 // relocate is the post-render edit of a watch's images setting (nil: none).

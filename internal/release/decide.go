@@ -27,8 +27,7 @@ func Decide(o Observation, p policyOf) Decision {
 	l := o.Latest
 	switch {
 	case l.Status.IsPending():
-		return Decision{State: StateLocked, Action: ActionUnlock, Reason: api.ReasonPending,
-			Message: fmt.Sprintf("revision %d is %s with no operation running: it was interrupted", l.Version, l.Status)}
+		return decidePending(o, p)
 	case l.Status == helmrelease.StatusUninstalling || l.Status == helmrelease.StatusUninstalled || l.Status == helmrelease.StatusUnknown:
 		// An interrupted uninstall, or history kept by hand: clear it, then install.
 		return Decision{State: StateFailed, Action: ActionUninstall, Reason: api.ReasonNotReleased,
@@ -61,6 +60,34 @@ func Decide(o Observation, p policyOf) Decision {
 		return decideUnready(o, p)
 	}
 	return Decision{State: StateInSync, Reason: api.ReasonSucceeded, Message: fmt.Sprintf("revision %d released and ready", l.Version)}
+}
+
+// pendingRequeue is how often a pending revision whose operation is ours
+// and still running is looked at again.
+const pendingRequeue = 5 * time.Second
+
+// decidePending unlocks a pending revision only when it is abandoned: no
+// action of ours runs on it and it is older than the action timeout (no
+// operation bounded by it can still be in flight). Until then it waits.
+func decidePending(o Observation, p policyOf) Decision {
+	l := o.Latest
+	d := Decision{State: StateLocked, Reason: api.ReasonPending}
+	if o.ActionRunning {
+		d.RequeueAfter = pendingRequeue
+		d.Message = fmt.Sprintf("revision %d is %s: an action of this operator is running on it; waiting", l.Version, l.Status)
+		return d
+	}
+	if !o.PendingSince.IsZero() {
+		if left := o.PendingSince.Add(p.Timeout).Sub(o.Now); left > 0 {
+			d.RequeueAfter = left
+			d.Message = fmt.Sprintf("revision %d is %s, last written %s ago: waiting for its operation to finish (it is taken as interrupted after the %s timeout, in %s)",
+				l.Version, l.Status, o.Now.Sub(o.PendingSince).Round(time.Second), p.Timeout, left.Round(time.Second))
+			return d
+		}
+	}
+	d.Action = ActionUnlock
+	d.Message = fmt.Sprintf("revision %d is %s with no operation running for longer than the %s timeout: it was interrupted", l.Version, l.Status, p.Timeout)
+	return d
 }
 
 func decideDeleting(o Observation, p policyOf) Decision {

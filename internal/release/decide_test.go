@@ -18,7 +18,7 @@ func defaultPolicy() watches.Policy {
 	return watches.Policy{
 		MaxHistory: 10, Retries: 2, BackoffInitial: 10 * time.Second, BackoffMax: time.Minute,
 		UpgradeStrategy: watches.StrategyRollback, Wait: true, ReadinessTimeout: 5 * time.Minute,
-		CorrectDrift: true, UninstallWait: true, UninstallTimeout: time.Minute,
+		CorrectDrift: true, UninstallWait: true, UninstallTimeout: time.Minute, Timeout: 5 * time.Minute,
 	}
 }
 
@@ -61,6 +61,22 @@ func TestDecide(t *testing.T) {
 			Decision{State: StateLocked, Action: ActionUnlock}},
 		{"pending rollback is unlocked", func(o *Observation) { o.Latest = rev(4, helmrelease.StatusPendingRollback, old) }, nil,
 			Decision{State: StateLocked, Action: ActionUnlock}},
+		{"pending older than the timeout is unlocked", func(o *Observation) {
+			o.Latest, o.PendingSince = rev(3, helmrelease.StatusPendingUpgrade, want), t0.Add(-5*time.Minute)
+		}, nil, Decision{State: StateLocked, Action: ActionUnlock, Reason: api.ReasonPending}},
+		{"pending younger than the timeout waits for it", func(o *Observation) {
+			o.Latest, o.PendingSince = rev(3, helmrelease.StatusPendingUpgrade, want), t0.Add(-time.Minute)
+		}, nil, Decision{State: StateLocked, RequeueAfter: 4 * time.Minute, Reason: api.ReasonPending}},
+		{"pending install younger than a short timeout waits for it", func(o *Observation) {
+			o.Latest, o.PendingSince = rev(1, helmrelease.StatusPendingInstall, want), t0.Add(-4*time.Second)
+		}, func(p *watches.Policy) { p.Timeout = 10 * time.Second },
+			Decision{State: StateLocked, RequeueAfter: 6 * time.Second, Reason: api.ReasonPending}},
+		{"pending held by a running action of ours waits, however old", func(o *Observation) {
+			o.Latest, o.PendingSince, o.ActionRunning = rev(2, helmrelease.StatusPendingRollback, old), t0.Add(-time.Hour), true
+		}, nil, Decision{State: StateLocked, RequeueAfter: pendingRequeue, Reason: api.ReasonPending}},
+		{"pending of unknown age is unlocked", func(o *Observation) {
+			o.Latest = rev(2, helmrelease.StatusPendingUpgrade, want)
+		}, nil, Decision{State: StateLocked, Action: ActionUnlock, Reason: api.ReasonPending}},
 		{"interrupted uninstall is finished first", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusUninstalling, want) }, nil,
 			Decision{State: StateFailed, Action: ActionUninstall}},
 		{"failed install is uninstalled", func(o *Observation) { o.Latest = rev(1, helmrelease.StatusFailed, want) }, nil,

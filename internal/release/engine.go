@@ -39,6 +39,7 @@ type Engine struct {
 	hooks *hooks.Registry
 
 	expect    *expectations
+	running   *runningActions
 	manifests *manifestCache
 	drift     *driftTracker
 	ready     *objectMemo[readyAt]
@@ -79,6 +80,7 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 		clock:     clock.RealClock{},
 		log:       logr.Discard(),
 		expect:    newExpectations(),
+		running:   newRunningActions(),
 		manifests: newManifestCache(),
 		drift:     newDriftTracker(),
 		ready:     newObjectMemo[readyAt](),

@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"time"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,6 +16,11 @@ import (
 // internal/helm's *Client implements it over the Helm 3 SDK; tests use
 // fakes; a Helm 4 backend would implement it too (docs/helm4.md).
 type Helm interface {
+	// Install, Upgrade, Rollback and Uninstall are bounded in time by the
+	// request's (Guard's) Timeout, chart hooks included: an action that
+	// runs out of it fails with a *helm.TimeoutError naming what it waited
+	// for.
+	//
 	// Install installs a new release; a failed install is stored as a
 	// failed revision and returned as an error.
 	Install(ctx context.Context, r helm.Request) (*helmrelease.Release, error)
@@ -25,7 +31,7 @@ type Helm interface {
 	Rollback(ctx context.Context, name, namespace string, toRevision, maxHistory int, g helm.Guard) error
 	// Uninstall removes the release's objects and history; a release that
 	// does not exist is no error.
-	Uninstall(ctx context.Context, name, namespace, description string) error
+	Uninstall(ctx context.Context, name, namespace, description string, timeout time.Duration) error
 	// Unlock marks a pending latest revision failed and returns it
 	// (helm.ErrNotLocked when it is not pending).
 	Unlock(ctx context.Context, name, namespace string) (*helmrelease.Release, error)

@@ -1,6 +1,8 @@
 package release
 
 import (
+	"time"
+
 	"context"
 	"fmt"
 	"strings"
@@ -44,11 +46,11 @@ func (f *faultyHelm) Rollback(ctx context.Context, name, ns string, to, maxHisto
 	return f.Helm.Rollback(ctx, name, ns, to, maxHistory, g)
 }
 
-func (f *faultyHelm) Uninstall(ctx context.Context, name, ns, description string) error {
+func (f *faultyHelm) Uninstall(ctx context.Context, name, ns, description string, timeout time.Duration) error {
 	if err := f.fail["Uninstall"]; err != nil {
 		return err
 	}
-	return f.Helm.Uninstall(ctx, name, ns, description)
+	return f.Helm.Uninstall(ctx, name, ns, description, timeout)
 }
 
 func (f *faultyHelm) Unlock(ctx context.Context, name, ns string) (*helmrelease.Release, error) {

@@ -71,6 +71,9 @@ type storageClient struct {
 	// their kinds (released objects).
 	missing   map[string]bool
 	leftovers []metav1.PartialObjectMetadata
+	// modifiedAt is the modifiedAt label (Unix seconds) of revisions, by
+	// version, as Helm's Secret driver sets it on every update.
+	modifiedAt map[int]time.Time
 }
 
 func (s *storageClient) Apply(_ context.Context, obj runtime.ApplyConfiguration, _ ...client.ApplyOption) error {
@@ -118,6 +121,9 @@ func (s *storageClient) List(_ context.Context, list client.ObjectList, opts ...
 		labels := map[string]string{"owner": "helm", "name": r.Name, "version": strconv.Itoa(r.Version), "status": r.Info.Status.String()}
 		for k, v := range r.Labels {
 			labels[k] = v
+		}
+		if at, ok := s.modifiedAt[r.Version]; ok {
+			labels["modifiedAt"] = strconv.FormatInt(at.Unix(), 10)
 		}
 		pl.Items = append(pl.Items, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("sh.helm.release.v1.%s.v%d", r.Name, r.Version), Labels: labels}})
 	}

@@ -117,6 +117,9 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	}
 	l := revs[len(revs)-1]
 	o.Latest = &Revision{Version: l.Version, Status: l.Status, Digest: l.Labels[api.LabelDigest]}
+	if l.Status.IsPending() {
+		o.PendingSince, o.ActionRunning = l.Modified, e.running.has(key)
+	}
 	for i := len(revs) - 2; i >= 0; i-- {
 		if revs[i].Status == helmrelease.StatusDeployed || revs[i].Status == helmrelease.StatusSuperseded {
 			o.PreviousDeployed = revs[i].Version

@@ -21,8 +21,10 @@ const (
 	StateStalled State = "Stalled"
 	// StateAbsent: no release exists.
 	StateAbsent State = "Absent"
-	// StateLocked: the latest revision is pending-install/upgrade/rollback
-	// with no action of ours running: an interrupted operation.
+	// StateLocked: the latest revision is pending-install/upgrade/rollback.
+	// It is unlocked only when abandoned: no action of ours runs for it
+	// and it was last written longer ago than the action timeout (an
+	// operation still in flight, a person's helm upgrade say, is waited for).
 	StateLocked State = "Locked"
 	// StateFailed: the latest revision failed.
 	StateFailed State = "Failed"
@@ -77,6 +79,12 @@ type Observation struct {
 	ValuesError error
 	// Latest is the newest revision; nil when no release exists.
 	Latest *Revision
+	// PendingSince is when a pending Latest was last written by whoever
+	// runs its operation (zero: unknown, taken as long ago).
+	PendingSince time.Time
+	// ActionRunning: an action of this operator is running on the release
+	// (another step's: steps on one resource never overlap).
+	ActionRunning bool
 	// PreviousDeployed is the newest revision before Latest that was deployed
 	// (status deployed or superseded); 0 if none.
 	PreviousDeployed int

@@ -31,7 +31,7 @@ func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error)
 		_, _ = s.e.objects(ctx, s.d.ref, s.o.Latest.Version)
 	}
 	return nil, s.e.helm.Uninstall(ctx, s.d.ref.Name, s.d.ref.Namespace,
-		fmt.Sprintf("chartkeeper: %s", s.dec.Message))
+		fmt.Sprintf("chartkeeper: %s", s.dec.Message), s.t.Watch.Policy.Timeout)
 }
 
 // succeeded: status.release cleared, Event UninstallSucceeded, Released

@@ -81,6 +81,8 @@ func TestParseErrorsNameEntryAndField(t *testing.T) {
 		{"negative retries", "- version: v1\n  kind: Foo\n  chart: chart\n  remediation: {retries: -2}", []string{`field "remediation.retries"`}},
 		{"bad strategy", "- version: v1\n  kind: Foo\n  chart: chart\n  remediation: {strategy: pray}", []string{`field "remediation.strategy"`, "pray"}},
 		{"bad backoff", "- version: v1\n  kind: Foo\n  chart: chart\n  remediation: {backoff: {initial: 1m, max: 1s}}", []string{`field "remediation.backoff"`}},
+		{"zero timeout", "- version: v1\n  kind: Foo\n  chart: chart\n  timeout: 0s", []string{`field "timeout"`, "positive duration"}},
+		{"negative timeout", "- version: v1\n  kind: Foo\n  chart: chart\n  timeout: -5s", []string{`field "timeout"`, "positive duration"}},
 		{"zero readiness timeout", "- version: v1\n  kind: Foo\n  chart: chart\n  readiness: {timeout: 0s}", []string{`field "readiness.timeout"`}},
 		{"bad release name template", "- version: v1\n  kind: Foo\n  chart: chart\n  releaseName: '{{ .Name '", []string{`field "releaseName"`}},
 		{"unknown nested field", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {corect: false}", []string{`unknown field "corect"`}},
@@ -131,6 +133,7 @@ func TestPolicyDefaultsAndOverrides(t *testing.T) {
   kind: Tuned
   chart: chart
   maxHistory: 3
+  timeout: 20s
   releaseName: "{{ .Kind }}-{{ .Name }}"
   releaseNamespace: shared
   remediation: {retries: 0, strategy: uninstall, keepFailedInstall: true, backoff: {initial: 1s, max: 4s}}
@@ -143,13 +146,13 @@ func TestPolicyDefaultsAndOverrides(t *testing.T) {
 	}
 	def := ws[0].Policy
 	if def.MaxHistory != DefaultMaxHistory || def.Retries != DefaultRetries || def.UpgradeStrategy != StrategyRollback ||
-		!def.Wait || def.ReadinessTimeout != DefaultReadinessTimeout || !def.CorrectDrift || !def.UninstallWait {
+		!def.Wait || def.ReadinessTimeout != DefaultReadinessTimeout || !def.CorrectDrift || !def.UninstallWait || def.Timeout != DefaultTimeout {
 		t.Errorf("defaults: %+v", def)
 	}
 	p := ws[1].Policy
 	if p.MaxHistory != 3 || p.Retries != 0 || p.UpgradeStrategy != StrategyUninstall || !p.KeepFailedInstall ||
 		p.BackoffInitial != time.Second || p.BackoffMax != 4*time.Second || p.Wait || p.ReadinessTimeout != time.Minute ||
-		p.CorrectDrift || p.UninstallWait || p.UninstallTimeout != 30*time.Second {
+		p.CorrectDrift || p.UninstallWait || p.UninstallTimeout != 30*time.Second || p.Timeout != 20*time.Second {
 		t.Errorf("overrides: %+v", p)
 	}
 	ref, err := ws[1].Release("db", "team-a")

@@ -22,6 +22,7 @@ const (
 	DefaultBackoffMax        = 5 * time.Minute
 	DefaultReadinessTimeout  = 5 * time.Minute
 	DefaultUninstallTimeout  = 5 * time.Minute
+	DefaultTimeout           = 5 * time.Minute
 	StrategyRollback         = "rollback"
 	StrategyUninstall        = "uninstall"
 	maxReleaseNameLength     = 53 // Helm's limit
@@ -75,6 +76,9 @@ type Uninstall struct {
 
 // Policy is a watch's resolved release policy: every default applied.
 type Policy struct {
+	// Timeout bounds each Helm action, chart hooks included; a pending
+	// revision younger than it may still be in progress.
+	Timeout           time.Duration
 	MaxHistory        int
 	Retries           int
 	BackoffInitial    time.Duration
@@ -124,6 +128,7 @@ func intOr(i *int, def int) int {
 // resolvePolicy applies defaults and validates chartkeeper's fields.
 func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 	p := Policy{
+		Timeout:          durOr(w.Timeout, DefaultTimeout),
 		MaxHistory:       intOr(w.MaxHistory, DefaultMaxHistory),
 		Retries:          DefaultRetries,
 		BackoffInitial:   DefaultBackoffInitial,
@@ -158,6 +163,9 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 		p.UninstallTimeout = durOr(u.Timeout, DefaultUninstallTimeout)
 	}
 
+	if p.Timeout <= 0 {
+		add("timeout", "must be a positive duration, got %s", p.Timeout)
+	}
 	if p.MaxHistory < 0 {
 		add("maxHistory", "must be 0 (unlimited) or more, got %d", p.MaxHistory)
 	}

@@ -47,6 +47,9 @@ type Watch struct {
 	// ReleaseNamespace is a Go template for the release namespace.
 	// Default "{{ .Namespace }}" (the custom resource's namespace).
 	ReleaseNamespace string `json:"releaseNamespace,omitempty"`
+	// Timeout bounds every Helm action (install, upgrade, rollback,
+	// uninstall), chart hooks included. Default 5m.
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
 	// MaxHistory caps the revisions Helm keeps per release. Default 10; 0: unlimited.
 	MaxHistory  *int         `json:"maxHistory,omitempty"`
 	Remediation *Remediation `json:"remediation,omitempty"`

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,14 +21,17 @@ import (
 )
 
 // An operator killed (SIGKILL) while an upgrade is pending leaves the
-// release pending-upgrade; the next operator unlocks it and converges.
+// release pending-upgrade; the next operator, once the watch's action
+// timeout (15s here) has passed since the revision was last written, takes
+// it as abandoned, unlocks it and converges.
 func TestUnlockAfterKillDuringUpgrade(t *testing.T) {
 	env := testenv.Cluster(t)
-	installCRDs(t, env, testWatches())
+	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-unlock.yaml")
+	installCRDs(t, env, watchesFile)
 	ns := env.Namespace(t)
 	ctx := context.Background()
 
-	first := startOperator(t, env, testWatches())
+	first := startOperator(t, env, watchesFile)
 	// 150 ConfigMaps make the upgrade take long enough to be caught pending.
 	if err := env.Client.Create(ctx, newApp(ns, "big", map[string]any{"configMaps": 150})); err != nil {
 		t.Fatal(err)
@@ -54,7 +58,7 @@ func TestUnlockAfterKillDuringUpgrade(t *testing.T) {
 		t.Fatalf("after the kill the latest revision is %q, want it left pending-upgrade", st)
 	}
 
-	startOperator(t, env, testWatches())
+	startOperator(t, env, watchesFile)
 	t.Cleanup(func() { deleteApps(t, env, ns) })
 	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
 		_, st, err := getApp(ctx, env, ns, "big")
