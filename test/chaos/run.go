@@ -141,7 +141,9 @@ func setUp(ctx context.Context, admin *rest.Config, cs kubernetes.Interface, wat
 }
 
 // writeWatches writes the operator's watches.yaml: the chaos kind with a
-// short remediation backoff, so that failures are retried within the run.
+// short remediation backoff, so that failures are retried within the run,
+// and a short action timeout, so that a revision a killed operator left
+// pending is taken as abandoned (and unlocked) within the run too.
 func writeWatches(dir, chart string) (string, error) {
 	path := filepath.Join(dir, "watches.yaml")
 	body := fmt.Sprintf(`# The chaos harness's watches.yaml (test/chaos).
@@ -151,6 +153,7 @@ func writeWatches(dir, chart string) (string, error) {
   chart: %s
   maxConcurrentReconciles: 4
   maxHistory: %d
+  timeout: 20s
   remediation:
     retries: 3
     backoff: {initial: 1s, max: 4s}
