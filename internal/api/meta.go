@@ -11,6 +11,11 @@ const (
 	// LabelDigest on a release Secret is the digest of the chart and values
 	// the revision was made from.
 	LabelDigest = "chartkeeper.dev/digest"
+	// LabelOwnerKind on a release Secret names the kind of the custom
+	// resource it belongs to, as "<Kind>.<group>" (left off when that is not
+	// a valid label value): a release whose kind is no longer in
+	// watches.yaml is found by it at start.
+	LabelOwnerKind = "chartkeeper.dev/owner-kind"
 	// AnnotationOwner on a released object names its custom resource as
 	// "<group>/<Kind>/<namespace>/<name>" (namespace empty for cluster scope).
 	AnnotationOwner = "chartkeeper.dev/owner"

@@ -18,12 +18,16 @@ var (
 		Help:    "Duration of Helm actions, by action and result.",
 		Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60},
 	}, []string{"action", "result"})
+	unwatched = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "chartkeeper_unwatched_releases",
+		Help: "Releases found at start whose custom resource kind is not in watches.yaml, by kind (Kind.group): their resources keep chartkeeper's finalizer with nothing to remove it.",
+	}, []string{"kind"})
 	// States counts custom resources per kind and release state.
 	States = newStateTracker()
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(actions, actionDuration, States)
+	crmetrics.Registry.MustRegister(actions, actionDuration, unwatched, States)
 }
 
 // ObserveAction records one Helm action.
@@ -34,6 +38,12 @@ func ObserveAction(action string, err error, took time.Duration) {
 	}
 	actions.WithLabelValues(action, result).Inc()
 	actionDuration.WithLabelValues(action, result).Observe(took.Seconds())
+}
+
+// SetUnwatched records how many releases of a kind no watch serves were
+// found (see operator's unwatched-kinds report).
+func SetUnwatched(kind string, releases int) {
+	unwatched.WithLabelValues(kind).Set(float64(releases))
 }
 
 // StateTracker is a collector of the current state of every custom resource.

@@ -80,6 +80,10 @@ func New(cfg *rest.Config, ws []watches.Watch, opts ...Option) (*Operator, error
 	if err := mgr.Add(&syncWatcher{op: op}); err != nil {
 		return nil, err
 	}
+	if err := mgr.Add(&unwatchedReport{reader: mgr.GetAPIReader(), watches: ws, namespaces: o.namespaces,
+		log: o.logger.WithName("unwatched")}); err != nil {
+		return nil, err
+	}
 	return op, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 )
 
@@ -21,6 +22,14 @@ type Owner struct {
 // Key is the value of the owner annotation: "<group>/<Kind>/<namespace>/<name>".
 func (o Owner) Key() string {
 	return fmt.Sprintf("%s/%s/%s/%s", o.GVK.Group, o.GVK.Kind, o.Namespace, o.Name)
+}
+
+// KindLabel is the value of the owner-kind label of the owner's release
+// Secrets, "<Kind>.<group>", and false when that is not a valid label value
+// (longer than 63 characters).
+func (o Owner) KindLabel() (string, bool) {
+	v := o.GVK.GroupKind().String()
+	return v, len(validation.IsValidLabelValue(v)) == 0
 }
 
 // ParseKey reads an owner annotation into group kind and namespaced name.

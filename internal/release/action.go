@@ -232,12 +232,16 @@ func (s *step) request() (helm.Request, error) {
 	}
 	owner := ownership.Owner{GVK: s.obj.GroupVersionKind(), Namespace: s.obj.GetNamespace(), Name: s.obj.GetName(), UID: s.obj.GetUID()}
 	admit := admitScope(w.Scope, s.d.ref.Namespace)
+	labels := map[string]string{api.LabelManaged: "true", api.LabelDigest: s.d.digest}
+	if k, ok := owner.KindLabel(); ok {
+		labels[api.LabelOwnerKind] = k
+	}
 	return helm.Request{
 		Name:       s.d.ref.Name,
 		Namespace:  s.d.ref.Namespace,
 		Chart:      w.Chart,
 		Values:     s.d.values,
-		Labels:     map[string]string{api.LabelManaged: "true", api.LabelDigest: s.d.digest},
+		Labels:     labels,
 		MaxHistory: w.Policy.MaxHistory,
 		PostRenderer: ownership.PostRenderer{
 			Owner: owner, ReleaseNamespace: s.d.ref.Namespace, Mapper: s.e.helm.Mapper(),
