@@ -28,7 +28,9 @@ func TestSteeringOf(t *testing.T) {
 			[]string{api.AnnotationSuspend, `"yes"`}},
 		{"reconcile request", map[string]string{api.AnnotationReconcileRequestedAt: "now"}, func(s steering) bool { return s.reconcileRequest == "now" }, nil},
 		{"disable hooks", map[string]string{dom + "install-disable-hooks": "true", dom + "upgrade-disable-hooks": "1", dom + "uninstall-disable-hooks": "false"},
-			func(s steering) bool { return s.installDisableHooks && s.upgradeDisableHooks && !s.uninstallDisableHooks }, nil},
+			func(s steering) bool {
+				return s.installDisableHooks && s.upgradeDisableHooks && !s.uninstallDisableHooks
+			}, nil},
 		{"force", map[string]string{dom + "upgrade-force": "true", dom + "rollback-force": "true"},
 			func(s steering) bool { return s.upgradeForce && s.rollbackForce }, nil},
 		{"descriptions", map[string]string{dom + "install-description": "a", dom + "upgrade-description": "b", dom + "uninstall-description": "c"},

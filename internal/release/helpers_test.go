@@ -1,7 +1,6 @@
 package release
 
 import (
-
 	"context"
 	"fmt"
 	"strings"
