@@ -45,6 +45,8 @@ const (
 	ReasonDriftCorrectionFailed Reason = "DriftCorrectionFailed"
 	ReasonPruned                Reason = "Pruned"
 	ReasonPruneFailed           Reason = "PruneFailed"
+	ReasonSuspended             Reason = "Suspended"
+	ReasonAnnotationRefused     Reason = "AnnotationRefused"
 )
 
 // Reasons lists every declared reason.
@@ -57,6 +59,7 @@ func Reasons() []Reason {
 		ReasonRollbackSucceeded, ReasonRollbackFailed, ReasonUninstallSucceeded, ReasonUninstallFailed,
 		ReasonUnlocked, ReasonUnlockFailed, ReasonDriftCorrected, ReasonDriftCorrectionFailed,
 		ReasonPruned, ReasonPruneFailed,
+		ReasonSuspended, ReasonAnnotationRefused,
 	}
 }
 

@@ -22,3 +22,18 @@ const (
 	// FieldManager is the field manager of every write chartkeeper makes.
 	FieldManager = "chartkeeper"
 )
+
+// Annotations a person puts on a custom resource to steer it without
+// editing its spec (docs/annotations.md).
+const (
+	// AnnotationReconcileRequestedAt: a value other than
+	// status.lastHandledReconcileAt asks for a reconcile now, with a fresh
+	// retry budget (as Flux's reconcile.fluxcd.io/requestedAt).
+	AnnotationReconcileRequestedAt = "chartkeeper.dev/reconcile-requested-at"
+	// AnnotationSuspend: "true" stops every action but the uninstall of a
+	// deleted resource; "false" or absent resumes.
+	AnnotationSuspend = "chartkeeper.dev/suspend"
+	// HelmOperatorDomain prefixes helm-operator-plugins' (and operator-sdk's
+	// Helm operator's) per-resource annotations.
+	HelmOperatorDomain = "helm.sdk.operatorframework.io/"
+)

@@ -34,6 +34,10 @@ type Status struct {
 	// App is what Go hooks report about the running application
 	// (members, endpoints, versions, last backup, ...).
 	App map[string]any `json:"app,omitempty"`
+	// LastHandledReconcileAt is the last value of the annotation
+	// chartkeeper.dev/reconcile-requested-at acted on (see
+	// AnnotationReconcileRequestedAt).
+	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
 }
 
 // ReleaseStatus summarises the release of a custom resource.

@@ -120,6 +120,12 @@ type Guard struct {
 	// Timeout bounds the action, chart hooks included (see Bound); 0: no
 	// bound.
 	Timeout time.Duration
+	// DisableHooks: the chart's hooks are not run (helm --no-hooks; install,
+	// upgrade and uninstall).
+	DisableHooks bool
+	// Force: objects that cannot be patched are replaced (helm --force;
+	// upgrade and rollback).
+	Force bool
 }
 
 func (c *Client) config(ns string, maxHistory int, g Guard) (*action.Configuration, error) {
@@ -156,6 +162,7 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 	in := action.NewInstall(cfg)
 	in.ReleaseName, in.Namespace, in.Timeout = r.Name, r.Namespace, r.Timeout
 	in.Labels, in.PostRenderer, in.Description = r.Labels, r.PostRenderer, r.Description
+	in.DisableHooks = r.DisableHooks
 	ctx, cancel := Bound(ctx, r.Timeout)
 	defer cancel()
 	rel, err := in.RunWithContext(ctx, r.Chart, r.Values)
@@ -172,6 +179,7 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 	up := action.NewUpgrade(cfg)
 	up.Namespace, up.MaxHistory, up.Timeout = r.Namespace, r.MaxHistory, r.Timeout
 	up.Labels, up.PostRenderer, up.Description = r.Labels, r.PostRenderer, r.Description
+	up.DisableHooks, up.Force = r.DisableHooks, r.Force
 	ctx, cancel := Bound(ctx, r.Timeout)
 	defer cancel()
 	rel, err := up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
@@ -187,20 +195,21 @@ func (c *Client) Rollback(_ context.Context, name, ns string, toRevision, maxHis
 		return err
 	}
 	rb := action.NewRollback(cfg)
-	rb.Version, rb.MaxHistory, rb.Timeout = toRevision, maxHistory, g.Timeout
+	rb.Version, rb.MaxHistory, rb.Timeout, rb.Force = toRevision, maxHistory, g.Timeout, g.Force
 	return c.explainTimeout(rb.Run(name), g.Timeout, name, ns)
 }
 
 // Uninstall removes the release's objects and its history. A release that
-// does not exist is not an error. timeout bounds its hooks (Helm's
-// uninstall takes no context); 0: no bound.
-func (c *Client) Uninstall(_ context.Context, name, ns string, description string, timeout time.Duration) error {
+// does not exist is not an error. g.Timeout bounds its hooks (Helm's
+// uninstall takes no context; 0: no bound); g.DisableHooks skips them.
+func (c *Client) Uninstall(_ context.Context, name, ns string, description string, g Guard) error {
 	cfg, err := c.config(ns, 0, Guard{})
 	if err != nil {
 		return err
 	}
+	timeout := g.Timeout
 	un := action.NewUninstall(cfg)
-	un.IgnoreNotFound, un.Description, un.Timeout = true, description, timeout
+	un.IgnoreNotFound, un.Description, un.Timeout, un.DisableHooks = true, description, timeout, g.DisableHooks
 	_, err = un.Run(name)
 	if errors.Is(err, driver.ErrReleaseNotFound) {
 		return nil

@@ -58,6 +58,7 @@ func StatusSchema() apiextv1.JSONSchemaProps {
 			"terminalDigest":     str("Desired digest the terminal error applies to."),
 			"app": {Type: "object", Description: "What Go hooks report about the running application.",
 				XPreserveUnknownFields: ptrBool(true)},
+			"lastHandledReconcileAt": str("The last value of the chartkeeper.dev/reconcile-requested-at annotation acted on."),
 		},
 	}
 }

@@ -23,8 +23,11 @@ type verdict struct {
 	// ready: Ready True; stalled: nothing more is done until the spec or
 	// chart changes; otherwise work is under way (Reconciling).
 	ready, stalled bool
-	reason         api.Reason
-	message        string
+	// suspended: Ready False, and neither Reconciling nor Stalled (no
+	// work is under way, and it is not stuck: a person paused it).
+	suspended bool
+	reason    api.Reason
+	message   string
 }
 
 // setReadiness writes Ready, Reconciling and Stalled, and observedGeneration:
@@ -41,6 +44,11 @@ func (s *step) setReadiness(v verdict) {
 		return
 	}
 	s.setCondition(api.ConditionReady, metav1.ConditionFalse, v.reason, v.message)
+	if v.suspended {
+		s.dropCondition(api.ConditionStalled)
+		s.dropCondition(api.ConditionReconciling)
+		return
+	}
 	if v.stalled {
 		s.setCondition(api.ConditionStalled, metav1.ConditionTrue, v.reason, v.message)
 		s.dropCondition(api.ConditionReconciling)
@@ -62,9 +70,12 @@ func (s *step) summarize(res Result) {
 			// Changed outside chartkeeper (or status lost): describe what is there.
 			st.Release = &api.ReleaseStatus{Name: s.d.ref.Name, Namespace: s.d.ref.Namespace, Revision: o.Latest.Version, Digest: o.Latest.Digest}
 		}
-		if d.State == StateInSync || d.State == StateUnready || (d.State == StateDrifted && !s.t.Watch.Policy.CorrectDrift) {
+		switch {
+		case d.State == StateSuspended:
+			// Released keeps what it said: nothing was looked at or changed.
+		case d.State == StateInSync || d.State == StateUnready || (d.State == StateDrifted && !s.t.Watch.Policy.CorrectDrift):
 			s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonSucceeded, s.releasedMessage())
-		} else {
+		default:
 			s.releasedAsDecided()
 		}
 	}
@@ -78,6 +89,8 @@ func (s *step) verdict(res Result) verdict {
 	switch {
 	case res.Ran == ActionNone && d.State == StateInSync:
 		return verdict{ready: true, reason: api.ReasonSucceeded, message: d.Message}
+	case d.State == StateSuspended:
+		return verdict{suspended: true, reason: d.Reason, message: d.Message}
 	case d.State == StateStalled || terminal:
 		v := verdict{stalled: true, reason: d.Reason, message: d.Message}
 		if res.ActionErr != nil {

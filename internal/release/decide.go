@@ -15,6 +15,12 @@ func Decide(o Observation, p policyOf) Decision {
 	if o.Deleting {
 		return decideDeleting(o, p)
 	}
+	if o.AnnotationError != nil {
+		return Decision{State: StateStalled, Reason: api.ReasonAnnotationRefused, Message: o.AnnotationError.Error()}
+	}
+	if o.Suspended {
+		return Decision{State: StateSuspended, Reason: api.ReasonSuspended, Message: suspendedMessage}
+	}
 	if o.ValuesError != nil {
 		return Decision{State: StateStalled, Reason: api.ReasonInvalidValues, Message: o.ValuesError.Error()}
 	}
@@ -61,6 +67,9 @@ func Decide(o Observation, p policyOf) Decision {
 	}
 	return Decision{State: StateInSync, Reason: api.ReasonSucceeded, Message: fmt.Sprintf("revision %d released and ready", l.Version)}
 }
+
+// suspendedMessage says what suspension means and how to resume.
+const suspendedMessage = "suspended by the annotation " + api.AnnotationSuspend + `: "true": nothing is installed, upgraded, rolled back, corrected or pruned; remove it (or set it to "false") to resume`
 
 // pendingRequeue is how often a pending revision whose operation is ours
 // and still running is looked at again.

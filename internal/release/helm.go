@@ -2,7 +2,6 @@ package release
 
 import (
 	"context"
-	"time"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,9 +28,10 @@ type Helm interface {
 	// Rollback rolls back to toRevision as a new revision, admitting every
 	// object it re-applies with g.
 	Rollback(ctx context.Context, name, namespace string, toRevision, maxHistory int, g helm.Guard) error
-	// Uninstall removes the release's objects and history; a release that
-	// does not exist is no error.
-	Uninstall(ctx context.Context, name, namespace, description string, timeout time.Duration) error
+	// Uninstall removes the release's objects and history, bounded by
+	// g.Timeout, its hooks skipped with g.DisableHooks; a release that does
+	// not exist is no error.
+	Uninstall(ctx context.Context, name, namespace, description string, g helm.Guard) error
 	// Unlock marks a pending latest revision failed and returns it
 	// (helm.ErrNotLocked when it is not pending).
 	Unlock(ctx context.Context, name, namespace string) (*helmrelease.Release, error)

@@ -1,8 +1,6 @@
 package release
 
 import (
-	"time"
-
 	"context"
 	"fmt"
 	"strings"
@@ -46,11 +44,11 @@ func (f *faultyHelm) Rollback(ctx context.Context, name, ns string, to, maxHisto
 	return f.Helm.Rollback(ctx, name, ns, to, maxHistory, g)
 }
 
-func (f *faultyHelm) Uninstall(ctx context.Context, name, ns, description string, timeout time.Duration) error {
+func (f *faultyHelm) Uninstall(ctx context.Context, name, ns, description string, g helm.Guard) error {
 	if err := f.fail["Uninstall"]; err != nil {
 		return err
 	}
-	return f.Helm.Uninstall(ctx, name, ns, description, timeout)
+	return f.Helm.Uninstall(ctx, name, ns, description, g)
 }
 
 func (f *faultyHelm) Unlock(ctx context.Context, name, ns string) (*helmrelease.Release, error) {

@@ -21,6 +21,10 @@ func (install) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 	if err != nil {
 		return nil, err
 	}
+	req.DisableHooks = s.steer.installDisableHooks
+	if d := s.steer.installDescription; d != "" {
+		req.Description = d
+	}
 	return s.e.helm.Install(ctx, req)
 }
 

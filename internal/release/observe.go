@@ -74,7 +74,7 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 }
 
 // observe builds the Observation of one step.
-func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstructured, st *api.Status, d desired) (Observation, []object, error) {
+func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstructured, st *api.Status, d desired, sg steering) (Observation, []object, error) {
 	o := Observation{
 		Now:                e.clock.Now(),
 		Deleting:           obj.GetDeletionTimestamp() != nil,
@@ -90,10 +90,14 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if st.LastFailureTime != nil {
 		o.LastFailure = st.LastFailureTime.Time
 	}
+	o.observeSteering(sg, st)
+	if !o.Deleting && sg.holds() {
+		return o, nil, nil // suspended or refused: nothing to decide on
+	}
 	if d.err != nil && !o.Deleting {
 		return o, nil, nil
 	}
-	if o.ValuesError == nil && st.TerminalError != "" && st.TerminalDigest == d.digest {
+	if o.ValuesError == nil && st.TerminalError != "" && st.TerminalDigest == d.digest && o.ReconcileRequest == "" {
 		o.ValuesError = &ChartError{Err: errors.New(st.TerminalError)}
 	}
 	key := releaseKey(d.ref)

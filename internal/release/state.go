@@ -40,6 +40,9 @@ const (
 	StateUnready State = "Unready"
 	// StateInSync: released as desired and Ready.
 	StateInSync State = "InSync"
+	// StateSuspended: the annotation chartkeeper.dev/suspend is "true":
+	// nothing is done but the uninstall of a deleted resource.
+	StateSuspended State = "Suspended"
 )
 
 // ActionKind is the one action a step runs.
@@ -107,6 +110,14 @@ type Observation struct {
 	FailedDigest       string
 	LastFailure        time.Time
 	LastFailureMessage string
+	// Suspended: the annotation chartkeeper.dev/suspend is "true".
+	Suspended bool
+	// AnnotationError says which annotations are refused (invalid value, or
+	// unknown to chartkeeper) and why.
+	AnnotationError error
+	// ReconcileRequest is a chartkeeper.dev/reconcile-requested-at value
+	// not handled yet; the failure bookkeeping above is already reset.
+	ReconcileRequest string
 }
 
 // failures returns the failures counted for the desired digest: a change of

@@ -24,6 +24,8 @@ type step struct {
 	dec  Decision
 	// chain is the kind's Go hooks.
 	chain hookChain
+	// steer is what the resource's annotations ask.
+	steer steering
 }
 
 // hookRequest is what the step's hooks get.
@@ -55,20 +57,25 @@ type Result struct {
 // error is ErrCacheStale, a transient error (requeue with backoff), or nil;
 // action failures are reported in Result and st, not as an error.
 func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructured, st *api.Status) (Result, error) {
-	s := &step{e: e, t: t, obj: obj, st: st, chain: hookChain(e.hooks.For(t.Watch.GroupVersionKind().GroupKind()))}
+	sg := steeringOf(obj.GetAnnotations())
+	t = sg.overlay(t)
+	s := &step{e: e, t: t, obj: obj, st: st, steer: sg, chain: hookChain(e.hooks.For(t.Watch.GroupVersionKind().GroupKind()))}
 	defer func() {
 		if len(st.App) == 0 {
 			st.App = nil
 		}
 	}()
-	if err := s.desire(ctx); err != nil {
-		return Result{}, s.hookFailed(err)
+	if obj.GetDeletionTimestamp() != nil || !sg.holds() { // suspended or refused: no hook runs
+		if err := s.desire(ctx); err != nil {
+			return Result{}, s.hookFailed(err)
+		}
 	}
 	var err error
-	s.o, s.objs, err = e.observe(ctx, t, obj, st, s.d)
+	s.o, s.objs, err = e.observe(ctx, t, obj, st, s.d, sg)
 	if err != nil {
 		return Result{}, err
 	}
+	s.recordReconcileRequest()
 	s.dec = Decide(s.o, t.Watch.Policy)
 	res := Result{Decision: s.dec, Requeue: s.dec.RequeueAfter, Finished: s.dec.Finished}
 	if s.dec.CountFailure {

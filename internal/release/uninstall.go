@@ -7,6 +7,7 @@ import (
 	helmrelease "helm.sh/helm/v3/pkg/release"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/helm"
 )
 
 // uninstall removes the release and its history: on deletion (after the
@@ -30,8 +31,12 @@ func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error)
 	if s.o.Latest != nil {
 		_, _ = s.e.objects(ctx, s.d.ref, s.o.Latest.Version)
 	}
-	return nil, s.e.helm.Uninstall(ctx, s.d.ref.Name, s.d.ref.Namespace,
-		fmt.Sprintf("chartkeeper: %s", s.dec.Message), s.t.Watch.Policy.Timeout)
+	desc := fmt.Sprintf("chartkeeper: %s", s.dec.Message)
+	if d := s.steer.uninstallDescription; d != "" {
+		desc = d
+	}
+	return nil, s.e.helm.Uninstall(ctx, s.d.ref.Name, s.d.ref.Namespace, desc,
+		helm.Guard{Timeout: s.t.Watch.Policy.Timeout, DisableHooks: s.steer.uninstallDisableHooks})
 }
 
 // succeeded: status.release cleared, Event UninstallSucceeded, Released

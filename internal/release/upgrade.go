@@ -22,6 +22,10 @@ func (upgrade) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 	if err != nil {
 		return nil, err
 	}
+	req.DisableHooks, req.Force = s.steer.upgradeDisableHooks, s.steer.upgradeForce
+	if d := s.steer.upgradeDescription; d != "" {
+		req.Description = d
+	}
 	return s.e.helm.Upgrade(ctx, req)
 }
 
