@@ -10,6 +10,9 @@ const (
 	ConditionReconciling = "Reconciling"
 	ConditionStalled     = "Stalled"
 	ConditionRemediated  = "Remediated"
+	// ConditionDrifted is True while released objects differ from the
+	// release (warn mode, or not corrected yet); absent otherwise.
+	ConditionDrifted = "Drifted"
 )
 
 // Reason is the reason of a condition or of an Event chartkeeper records.
@@ -45,6 +48,8 @@ const (
 	ReasonDriftCorrectionFailed Reason = "DriftCorrectionFailed"
 	ReasonPruned                Reason = "Pruned"
 	ReasonPruneFailed           Reason = "PruneFailed"
+	ReasonDriftDetected         Reason = "DriftDetected"
+	ReasonInvalidDriftMode      Reason = "InvalidDriftMode"
 )
 
 // Reasons lists every declared reason.
@@ -57,6 +62,7 @@ func Reasons() []Reason {
 		ReasonRollbackSucceeded, ReasonRollbackFailed, ReasonUninstallSucceeded, ReasonUninstallFailed,
 		ReasonUnlocked, ReasonUnlockFailed, ReasonDriftCorrected, ReasonDriftCorrectionFailed,
 		ReasonPruned, ReasonPruneFailed,
+		ReasonDriftDetected, ReasonInvalidDriftMode,
 	}
 }
 

@@ -16,4 +16,7 @@ const (
 	AnnotationOwner = "chartkeeper.dev/owner"
 	// FieldManager is the field manager of every write chartkeeper makes.
 	FieldManager = "chartkeeper"
+	// AnnotationDrift on a custom resource overrides its watch's drift
+	// mode: correct, warn or disabled.
+	AnnotationDrift = "chartkeeper.dev/drift"
 )

@@ -62,12 +62,13 @@ func (s *step) summarize(res Result) {
 			// Changed outside chartkeeper (or status lost): describe what is there.
 			st.Release = &api.ReleaseStatus{Name: s.d.ref.Name, Namespace: s.d.ref.Namespace, Revision: o.Latest.Version, Digest: o.Latest.Digest}
 		}
-		if d.State == StateInSync || d.State == StateUnready || (d.State == StateDrifted && !s.t.Watch.Policy.CorrectDrift) {
+		if d.State == StateInSync || d.State == StateUnready {
 			s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonSucceeded, s.releasedMessage())
 		} else {
 			s.releasedAsDecided()
 		}
 	}
+	s.setDrifted(res)
 	s.setReadiness(s.verdict(res))
 }
 
