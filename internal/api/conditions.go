@@ -10,6 +10,9 @@ const (
 	ConditionReconciling = "Reconciling"
 	ConditionStalled     = "Stalled"
 	ConditionRemediated  = "Remediated"
+	// ConditionDrifted is True while released objects differ from the
+	// release (warn mode, or not corrected yet); absent otherwise.
+	ConditionDrifted = "Drifted"
 )
 
 // Reason is the reason of a condition or of an Event chartkeeper records.
@@ -47,6 +50,8 @@ const (
 	ReasonPruneFailed           Reason = "PruneFailed"
 	ReasonSuspended             Reason = "Suspended"
 	ReasonAnnotationRefused     Reason = "AnnotationRefused"
+	ReasonDriftDetected         Reason = "DriftDetected"
+	ReasonInvalidDriftMode      Reason = "InvalidDriftMode"
 )
 
 // Reasons lists every declared reason.
@@ -60,6 +65,7 @@ func Reasons() []Reason {
 		ReasonUnlocked, ReasonUnlockFailed, ReasonDriftCorrected, ReasonDriftCorrectionFailed,
 		ReasonPruned, ReasonPruneFailed,
 		ReasonSuspended, ReasonAnnotationRefused,
+		ReasonDriftDetected, ReasonInvalidDriftMode,
 	}
 }
 

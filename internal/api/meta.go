@@ -21,6 +21,9 @@ const (
 	AnnotationOwner = "chartkeeper.dev/owner"
 	// FieldManager is the field manager of every write chartkeeper makes.
 	FieldManager = "chartkeeper"
+	// AnnotationDrift on a custom resource overrides its watch's drift
+	// mode: correct, warn or disabled.
+	AnnotationDrift = "chartkeeper.dev/drift"
 )
 
 // Annotations a person puts on a custom resource to steer it without

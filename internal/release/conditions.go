@@ -73,12 +73,13 @@ func (s *step) summarize(res Result) {
 		switch {
 		case d.State == StateSuspended:
 			// Released keeps what it said: nothing was looked at or changed.
-		case d.State == StateInSync || d.State == StateUnready || (d.State == StateDrifted && !s.t.Watch.Policy.CorrectDrift):
+		case d.State == StateInSync || d.State == StateUnready:
 			s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonSucceeded, s.releasedMessage())
 		default:
 			s.releasedAsDecided()
 		}
 	}
+	s.setDrifted(res)
 	s.setReadiness(s.verdict(res))
 }
 

@@ -2,28 +2,30 @@ package release
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 )
 
 // correctDrift restores the released objects found deleted or edited
-// (Observation.Drift) by server-side apply of their released form, without
-// a new revision (the action of StateDrifted).
+// (Observation.Drift) without a new revision (the action of StateDrifted):
+// a deleted object is re-created whole (server-side apply of its released
+// form); an edited one gets only its drifted fields patched back, so the
+// fields drift.ignore names (and those the chart does not set) are neither
+// reset nor taken over.
 type correctDrift struct{ unhooked }
 
 func (correctDrift) kind() ActionKind { return ActionCorrectDrift }
 
 func (correctDrift) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
-	fix := make([]object, 0, len(s.o.Drift))
-	for _, d := range s.o.Drift {
-		fix = append(fix, d.Object)
-	}
-	return nil, s.e.correct(ctx, releaseKey(s.d.ref), fix)
+	return nil, s.e.correct(ctx, releaseKey(s.d.ref), s.o.Drift)
 }
 
 // succeeded: status.release records the correction (the correction keeps
@@ -42,20 +44,39 @@ func (c correctDrift) failed(s *step, out outcome, err error) bool {
 	return s.failure(c, out, err, api.ReasonDriftCorrectionFailed, false)
 }
 
-// correct restores drifted objects by server-side apply of their released
-// form, creating the deleted ones. Each restored object's baseline is taken
-// from the apply's own answer, so an edit made right after the correction
-// is still seen as drift (a baseline read later could include it).
-func (e *Engine) correct(ctx context.Context, key string, objs []object) error {
-	for _, ob := range objs {
-		u := ob.Desired.DeepCopy()
+// correct restores drifted objects. Each restored object's baseline is
+// taken from the write's own answer, so an edit made right after the
+// correction is still seen as drift (a baseline read later could include
+// it).
+func (e *Engine) correct(ctx context.Context, key string, drift []Drift) error {
+	for _, d := range drift {
+		u := d.Object.Desired.DeepCopy()
 		u.SetResourceVersion("")
 		u.SetManagedFields(nil)
-		if err := e.live.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.ForceOwnership, client.FieldOwner(api.FieldManager)); err != nil {
-			return fmt.Errorf("restoring %s: %w", ob, err)
+		var err error
+		if d.Change == DriftDeleted {
+			err = e.live.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.ForceOwnership, client.FieldOwner(api.FieldManager))
+		} else {
+			err = e.patchBack(ctx, u, d.fields)
+		}
+		if err != nil {
+			return fmt.Errorf("restoring %s: %w", d.Object, err)
 		}
 		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Generation: u.GetGeneration(), ResourceVersion: u.GetResourceVersion()}}
-		e.drift.baseline.set(key, u.GetUID(), marker(m))
+		e.drift.baseline.set(key, u.GetUID(), driftBaseline{marker: marker(m)})
 	}
 	return nil
+}
+
+// patchBack sends a JSON patch (RFC 6902) of just the drifted fields; u is
+// the object to patch and receives the answer.
+func (e *Engine) patchBack(ctx context.Context, u *unstructured.Unstructured, fields []fieldDiff) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	body, err := json.Marshal(jsonPatch(fields))
+	if err != nil {
+		return err
+	}
+	return e.live.Patch(ctx, u, client.RawPatch(types.JSONPatchType, body), client.FieldOwner(api.FieldManager))
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
 func TestCorrectDrift(t *testing.T) {
@@ -35,4 +38,57 @@ func TestCorrectDriftMessageNamesTheObjects(t *testing.T) {
 		t.Errorf("writes %s", got)
 	}
 	expectTrace(t, m.run(3), "InSync")
+}
+
+// The drift mode, from the watch or the resource's annotation: warn
+// reports (Drifted True) and writes nothing (the deleted object is not
+// Ready, so neither is the resource: Unready, not Drifted); disabled
+// looks for nothing; an invalid annotation is named (Drifted Unknown) and
+// the watch's mode applies.
+func TestDriftModes(t *testing.T) {
+	tests := []struct {
+		name       string
+		watch      watches.DriftMode
+		annotation string // "": none
+		trace      string
+		writes     string
+		drifted    string // "Status Reason" of Drifted ("": absent)
+	}{
+		{"correct", watches.DriftCorrect, "", "Drifted/CorrectDrift", "apply ConfigMap app", ""},
+		{"warn by the watch", watches.DriftWarn, "", "Unready", "", "True DriftDetected"},
+		{"warn by the annotation", watches.DriftCorrect, "warn", "Unready", "", "True DriftDetected"},
+		{"correct by the annotation", watches.DriftWarn, "correct", "Drifted/CorrectDrift", "apply ConfigMap app", ""},
+		{"disabled by the watch", watches.DriftDisabled, "", "Unready", "", ""},
+		{"disabled by the annotation", watches.DriftCorrect, "disabled", "Unready", "", ""},
+		{"invalid annotation: the watch's mode", watches.DriftCorrect, "sometimes", "Drifted/CorrectDrift", "apply ConfigMap app", "Unknown InvalidDriftMode"},
+		{"invalid annotation, warn watch", watches.DriftWarn, "nope", "Unready", "", "True DriftDetected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newMachine(t, func(p *watches.Policy) { p.DriftMode = tt.watch })
+			if tt.annotation != "" {
+				m.obj.SetAnnotations(map[string]string{api.AnnotationDrift: tt.annotation})
+			}
+			m.run(5)
+			m.sc.writes = nil
+			m.sc.missing = map[string]bool{"app": true}
+			if got := m.step(); got != tt.trace {
+				t.Errorf("step %s, want %s", got, tt.trace)
+			}
+			if got := strings.Join(m.sc.writes, ","); got != tt.writes {
+				t.Errorf("writes %q, want %q", got, tt.writes)
+			}
+			c := m.cond(api.ConditionDrifted)
+			if got := strings.TrimSpace(string(c.Status) + " " + c.Reason); got != tt.drifted {
+				t.Errorf("Drifted %q (%s), want %q", got, c.Message, tt.drifted)
+			}
+			if tt.drifted == "True DriftDetected" && !strings.Contains(c.Message, "ConfigMap ns/app (deleted)") {
+				t.Errorf("Drifted message %q", c.Message)
+			}
+			if tt.drifted == "Unknown InvalidDriftMode" && !strings.Contains(c.Message, `"sometimes"`) {
+				t.Errorf("Drifted message %q", c.Message)
+			}
+			m.checkReasons()
+		})
+	}
 }

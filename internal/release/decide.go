@@ -7,6 +7,7 @@ import (
 	helmrelease "helm.sh/helm/v3/pkg/release"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
 // Decide classifies an observation into a State and chooses at most one
@@ -58,7 +59,7 @@ func Decide(o Observation, p policyOf) Decision {
 		return Decision{State: StateLeftovers, Action: ActionPrune, Reason: api.ReasonProgressing,
 			Message: fmt.Sprintf("objects earlier revisions created remain: %s", listObjects(o.Leftovers, 5))}
 	}
-	if len(o.Drift) > 0 && p.CorrectDrift {
+	if len(o.Drift) > 0 && driftMode(o, p) == watches.DriftCorrect {
 		return Decision{State: StateDrifted, Action: ActionCorrectDrift, Reason: api.ReasonProgressing,
 			Message: fmt.Sprintf("released objects changed outside Helm: %v", o.Drift)}
 	}

@@ -18,7 +18,7 @@ func defaultPolicy() watches.Policy {
 	return watches.Policy{
 		MaxHistory: 10, Retries: 2, BackoffInitial: 10 * time.Second, BackoffMax: time.Minute,
 		UpgradeStrategy: watches.StrategyRollback, Wait: true, ReadinessTimeout: 5 * time.Minute,
-		CorrectDrift: true, UninstallWait: true, UninstallTimeout: time.Minute, Timeout: 5 * time.Minute,
+		DriftMode: watches.DriftCorrect, UninstallWait: true, UninstallTimeout: time.Minute, Timeout: 5 * time.Minute,
 	}
 }
 
@@ -126,7 +126,16 @@ func TestDecide(t *testing.T) {
 		}, nil, Decision{State: StateDrifted, Action: ActionCorrectDrift}},
 		{"drift left alone when correction is off", func(o *Observation) {
 			o.Latest, o.Drift = rev(2, helmrelease.StatusDeployed, want), []Drift{{Object: object{Name: "x"}, Change: DriftEdited}}
-		}, func(p *watches.Policy) { p.CorrectDrift = false }, Decision{State: StateInSync}},
+		}, func(p *watches.Policy) { p.DriftMode = watches.DriftDisabled }, Decision{State: StateInSync}},
+		{"drift only reported in warn mode: still in sync", func(o *Observation) {
+			o.Latest, o.Drift = rev(2, helmrelease.StatusDeployed, want), []Drift{{Object: object{Name: "x"}, Change: DriftEdited}}
+		}, func(p *watches.Policy) { p.DriftMode = watches.DriftWarn }, Decision{State: StateInSync}},
+		{"the resource's warn overrides the watch's correct", func(o *Observation) {
+			o.Latest, o.Drift, o.DriftMode = rev(2, helmrelease.StatusDeployed, want), []Drift{{Object: object{Name: "x"}, Change: DriftEdited}}, watches.DriftWarn
+		}, nil, Decision{State: StateInSync}},
+		{"the resource's correct overrides the watch's warn", func(o *Observation) {
+			o.Latest, o.Drift, o.DriftMode = rev(2, helmrelease.StatusDeployed, want), []Drift{{Object: object{Name: "x"}, Change: DriftEdited}}, watches.DriftCorrect
+		}, func(p *watches.Policy) { p.DriftMode = watches.DriftWarn }, Decision{State: StateDrifted, Action: ActionCorrectDrift}},
 		{"unready waits until the timeout", func(o *Observation) {
 			o.Latest, o.Ready, o.ReleasedAt = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-time.Minute)
 		}, nil, Decision{State: StateUnready, RequeueAfter: 4 * time.Minute}},

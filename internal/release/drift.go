@@ -6,10 +6,11 @@ import (
 	"strconv"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
 // DriftChange says how a released object drifted.
@@ -25,26 +26,40 @@ const (
 type Drift struct {
 	Object object
 	Change DriftChange
+	// fields are the differing fields of an edited object (ignored
+	// paths left out).
+	fields []fieldDiff
 }
 
-// String reads "Deployment ns/web (edited)".
-func (d Drift) String() string { return d.Object.String() + " (" + string(d.Change) + ")" }
+// String reads "Deployment ns/web (edited: /spec/replicas)".
+func (d Drift) String() string {
+	if len(d.fields) == 0 {
+		return d.Object.String() + " (" + string(d.Change) + ")"
+	}
+	return d.Object.String() + " (" + string(d.Change) + ": " + fieldList(d.fields) + ")"
+}
 
 // driftTracker detects hand edits cheaply. For every released object it
-// remembers a baseline (its generation, or its resourceVersion for kinds
-// without one) taken when the object was known to match the release. Only
-// an object whose baseline moved is checked, by a server-side-apply dry run
-// of the released object: if applying it would change the object, the
-// object drifted. After one of our own actions (and after a restart) the
-// baselines are taken as they are, without a check.
+// remembers a baseline: a marker (its generation, or its resourceVersion
+// for kinds without one) and the fields found differing at that marker.
+// Only an object whose marker moved, or that has no baseline yet (the
+// first look after a start), is checked, by a server-side-apply dry run of
+// the released object: the fields that applying it would change, less the
+// ignored ones, are its drift. After one of our own actions the baselines
+// are taken as they are, without a check.
 type driftTracker struct {
-	baseline *objectMemo[string]
+	baseline *objectMemo[driftBaseline]
 	mu       sync.Mutex
 	fresh    map[string]int // release key -> revision whose baselines are retaken
 }
 
+type driftBaseline struct {
+	marker string
+	diffs  []fieldDiff
+}
+
 func newDriftTracker() *driftTracker {
-	return &driftTracker{baseline: newObjectMemo[string](), fresh: map[string]int{}}
+	return &driftTracker{baseline: newObjectMemo[driftBaseline](), fresh: map[string]int{}}
 }
 
 // markFresh says our own action just made revision version of the release.
@@ -71,44 +86,48 @@ func marker(m *metav1.PartialObjectMetadata) string {
 	return "rv" + m.GetResourceVersion()
 }
 
-// edited reports whether a released object was changed by someone else.
-func (d *driftTracker) edited(ctx context.Context, e *Engine, key string, ob object, m *metav1.PartialObjectMetadata, fresh bool) (bool, error) {
+// edited returns the fields of a released object changed by someone else,
+// the ignored ones left out.
+func (d *driftTracker) edited(ctx context.Context, e *Engine, key string, ob object, m *metav1.PartialObjectMetadata, fresh bool, ignore []watches.DriftIgnore) ([]fieldDiff, error) {
 	now := marker(m)
-	base, known := d.baseline.get(key, m.GetUID())
-	if fresh || !known || base == now {
-		d.baseline.set(key, m.GetUID(), now)
-		return false, nil
+	if fresh {
+		d.baseline.set(key, m.GetUID(), driftBaseline{marker: now})
+		return nil, nil
 	}
-	differs, err := e.applyWouldChange(ctx, ob)
+	if base, known := d.baseline.get(key, m.GetUID()); known && base.marker == now {
+		return base.diffs, nil
+	}
+	diffs, err := e.driftOf(ctx, ob)
 	if err != nil {
-		return false, fmt.Errorf("checking %s for drift: %w", ob, err)
+		return nil, fmt.Errorf("checking %s for drift: %w", ob, err)
 	}
-	if !differs {
-		d.baseline.set(key, m.GetUID(), now)
-	}
-	return differs, nil
+	diffs = withoutIgnored(diffs, ignoredPaths(ignore, ob))
+	d.baseline.set(key, m.GetUID(), driftBaseline{marker: now, diffs: diffs})
+	return diffs, nil
 }
 
 // driftCheckManager is the field manager of drift dry runs; nothing is
 // ever written under it.
 const driftCheckManager = "chartkeeper-drift-check"
 
-// applyWouldChange dry-runs a server-side apply of the released object and
-// compares the result with the live object.
-func (e *Engine) applyWouldChange(ctx context.Context, ob object) (bool, error) {
+// driftOf dry-runs a server-side apply of the released object and lists
+// the fields where the result differs from the live object: the fields the
+// release sets that were changed (defaults applied by the API server on
+// both sides, so a field the chart leaves out is never drift).
+func (e *Engine) driftOf(ctx context.Context, ob object) ([]fieldDiff, error) {
 	live := &unstructured.Unstructured{}
 	live.SetGroupVersionKind(ob.GVK)
 	if err := e.live.Get(ctx, client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}, live); err != nil {
-		return false, err
+		return nil, err
 	}
 	applied := ob.Desired.DeepCopy()
 	applied.SetResourceVersion("")
 	applied.SetManagedFields(nil)
 	if err := e.live.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
 		client.DryRunAll, client.ForceOwnership, client.FieldOwner(driftCheckManager)); err != nil {
-		return false, err
+		return nil, err
 	}
-	return !equality.Semantic.DeepEqual(comparable(live), comparable(applied)), nil
+	return diffFields(comparable(live), comparable(applied)), nil
 }
 
 // comparable strips what an apply changes without changing the object.

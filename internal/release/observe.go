@@ -84,6 +84,7 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		FailedDigest:       st.FailedDigest,
 		LastFailureMessage: st.LastFailureMessage,
 	}
+	o.DriftMode, _ = driftModeOf(obj, t.Watch.Policy)
 	if ts := obj.GetDeletionTimestamp(); ts != nil {
 		o.DeletingSince = ts.Time
 	}
@@ -147,7 +148,7 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if err != nil {
 		return o, nil, err
 	}
-	if err := e.observeObjects(ctx, key, l.Version, objs, &o); err != nil {
+	if err := e.observeObjects(ctx, key, l.Version, objs, t.Watch.Policy.DriftIgnore, &o); err != nil {
 		return o, objs, err
 	}
 	owner := ownership.Owner{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
@@ -183,10 +184,12 @@ func (e *Engine) objects(ctx context.Context, ref watches.ReleaseRef, version in
 	return objs, nil
 }
 
-// observeObjects fills drift and readiness from the released objects.
-func (e *Engine) observeObjects(ctx context.Context, key string, version int, objs []object, o *Observation) error {
+// observeObjects fills drift (unless the drift mode is disabled) and
+// readiness from the released objects.
+func (e *Engine) observeObjects(ctx context.Context, key string, version int, objs []object, ignore []watches.DriftIgnore, o *Observation) error {
 	res := readiness.Result{Ready: true}
 	fresh := e.drift.takeFresh(key, version)
+	checkDrift := o.DriftMode != watches.DriftDisabled
 	for _, ob := range objs {
 		if err := e.watchKind(ob.GVK); err != nil {
 			return err
@@ -196,16 +199,20 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 			return err
 		}
 		if m == nil {
-			o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftDeleted})
+			if checkDrift {
+				o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftDeleted})
+			}
 			res.Add(false, false, ob.String()+": missing")
 			continue
 		}
-		edited, err := e.drift.edited(ctx, e, key, ob, m, fresh)
-		if err != nil {
-			return err
-		}
-		if edited {
-			o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftEdited})
+		if checkDrift {
+			fields, err := e.drift.edited(ctx, e, key, ob, m, fresh, ignore)
+			if err != nil {
+				return err
+			}
+			if len(fields) > 0 {
+				o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftEdited, fields: fields})
+			}
 		}
 		if err := e.readinessOf(ctx, key, ob, m, &res); err != nil {
 			return err

@@ -95,6 +95,9 @@ type Observation struct {
 	ObjectsRemaining int
 	// Drift lists released objects found deleted or edited.
 	Drift []Drift
+	// DriftMode is the resource's drift mode (its chartkeeper.dev/drift
+	// annotation, else the watch's); "": the watch's.
+	DriftMode watches.DriftMode
 	// Ready: every released object is Current (kstatus).
 	Ready bool
 	// NotReady says which objects are not Ready and why.

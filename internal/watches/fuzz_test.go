@@ -20,6 +20,8 @@ func FuzzParse(f *testing.F) {
 		"- version: v1\n  kind: K\n  chart: chart\n  selector: {matchExpressions: [{key: a, operator: In}]}\n",
 		"- version: v1\n  kind: K\n  chart: chart\n  releaseName: '{{ .Name'\n  reconcilePeriod: -1s\n",
 		"- &a {version: v1, kind: K, chart: chart}\n- *a\n",
+		"- version: v1\n  kind: K\n  chart: chart\n  drift: {mode: warn, ignore: [{paths: [/spec/replicas], target: {kind: Deployment, name: web}}]}\n",
+		"- version: v1\n  kind: K\n  chart: chart\n  drift: {correct: false, mode: correct, ignore: [{paths: ['', '~', /a~]}, {}]}\n",
 		"{}", "[]", "- null", "- [1, 2]", "---\n- version: 1e9999\n",
 	} {
 		f.Add([]byte(s))

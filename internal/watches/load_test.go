@@ -86,6 +86,13 @@ func TestParseErrorsNameEntryAndField(t *testing.T) {
 		{"zero readiness timeout", "- version: v1\n  kind: Foo\n  chart: chart\n  readiness: {timeout: 0s}", []string{`field "readiness.timeout"`}},
 		{"bad release name template", "- version: v1\n  kind: Foo\n  chart: chart\n  releaseName: '{{ .Name '", []string{`field "releaseName"`}},
 		{"unknown nested field", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {corect: false}", []string{`unknown field "corect"`}},
+		{"bad drift mode", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {mode: fix}", []string{`field "drift.mode"`, `"fix" is not a drift mode`}},
+		{"drift correct contradicts mode", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {mode: warn, correct: true}", []string{`field "drift.correct"`, "contradicts mode: warn"}},
+		{"drift correct false with mode correct", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {mode: correct, correct: false}", []string{`field "drift.correct"`}},
+		{"drift ignore not a pointer", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {ignore: [{paths: [spec.replicas]}]}", []string{`field "drift.ignore[0].paths[0]"`, "JSON pointer"}},
+		{"drift ignore bad escape", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {ignore: [{paths: [/a, /metadata/annotations/a~2b]}]}", []string{`field "drift.ignore[0].paths[1]"`}},
+		{"drift ignore without paths", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {ignore: [{target: {kind: Deployment}}]}", []string{`field "drift.ignore[0].paths"`}},
+		{"drift ignore unknown target field", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {ignore: [{paths: [/a], target: {knd: Deployment}}]}", []string{`unknown field "knd"`}},
 		{"bad scope namespace", "- version: v1\n  kind: Foo\n  chart: chart\n  scope: {namespaces: [Not_A_Namespace]}", []string{`field "scope.namespaces"`, "Not_A_Namespace"}},
 		{"second entry bad", "- version: v1\n  kind: Foo\n  chart: chart\n- version: v1\n  kind: Bar", []string{`entry 1 (kind "Bar"): field "chart": must be set`}},
 	}
@@ -146,13 +153,13 @@ func TestPolicyDefaultsAndOverrides(t *testing.T) {
 	}
 	def := ws[0].Policy
 	if def.MaxHistory != DefaultMaxHistory || def.Retries != DefaultRetries || def.UpgradeStrategy != StrategyRollback ||
-		!def.Wait || def.ReadinessTimeout != DefaultReadinessTimeout || !def.CorrectDrift || !def.UninstallWait || def.Timeout != DefaultTimeout {
+		!def.Wait || def.ReadinessTimeout != DefaultReadinessTimeout || def.DriftMode != DriftCorrect || !def.UninstallWait || def.Timeout != DefaultTimeout {
 		t.Errorf("defaults: %+v", def)
 	}
 	p := ws[1].Policy
 	if p.MaxHistory != 3 || p.Retries != 0 || p.UpgradeStrategy != StrategyUninstall || !p.KeepFailedInstall ||
 		p.BackoffInitial != time.Second || p.BackoffMax != 4*time.Second || p.Wait || p.ReadinessTimeout != time.Minute ||
-		p.CorrectDrift || p.UninstallWait || p.UninstallTimeout != 30*time.Second || p.Timeout != 20*time.Second {
+		p.DriftMode != DriftDisabled || p.UninstallWait || p.UninstallTimeout != 30*time.Second || p.Timeout != 20*time.Second {
 		t.Errorf("overrides: %+v", p)
 	}
 	ref, err := ws[1].Release("db", "team-a")

@@ -59,13 +59,6 @@ type Readiness struct {
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
 
-// Drift configures drift correction.
-type Drift struct {
-	// Correct restores released objects that were deleted or edited by
-	// hand. Default true.
-	Correct *bool `json:"correct,omitempty"`
-}
-
 // Uninstall configures deletion of a custom resource.
 type Uninstall struct {
 	// Wait keeps the finalizer until every released object is gone. Default true.
@@ -87,9 +80,12 @@ type Policy struct {
 	KeepFailedInstall bool
 	Wait              bool
 	ReadinessTimeout  time.Duration
-	CorrectDrift      bool
-	UninstallWait     bool
-	UninstallTimeout  time.Duration
+	// DriftMode says what is done about released objects changed outside
+	// Helm; DriftIgnore lists the fields that are never drift.
+	DriftMode        DriftMode
+	DriftIgnore      []DriftIgnore
+	UninstallWait    bool
+	UninstallTimeout time.Duration
 }
 
 // Backoff returns the wait before attempt number failures+1.
@@ -136,7 +132,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 		UpgradeStrategy:  defaultRemediateStrategy,
 		Wait:             true,
 		ReadinessTimeout: DefaultReadinessTimeout,
-		CorrectDrift:     true,
+		DriftMode:        DriftCorrect,
 		UninstallWait:    true,
 		UninstallTimeout: DefaultUninstallTimeout,
 	}
@@ -155,9 +151,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 		p.Wait = boolOr(r.Wait, true)
 		p.ReadinessTimeout = durOr(r.Timeout, DefaultReadinessTimeout)
 	}
-	if d := w.Drift; d != nil {
-		p.CorrectDrift = boolOr(d.Correct, true)
-	}
+	p.DriftMode, p.DriftIgnore = w.Drift.resolve(add)
 	if u := w.Uninstall; u != nil {
 		p.UninstallWait = boolOr(u.Wait, true)
 		p.UninstallTimeout = durOr(u.Timeout, DefaultUninstallTimeout)
