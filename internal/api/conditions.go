@@ -45,6 +45,9 @@ const (
 	ReasonDriftCorrectionFailed Reason = "DriftCorrectionFailed"
 	ReasonPruned                Reason = "Pruned"
 	ReasonPruneFailed           Reason = "PruneFailed"
+	// ReasonHooksSkipped: the BeforeUninstall hooks were skipped on request
+	// (annotation chartkeeper.dev/skip-uninstall-hooks: "true").
+	ReasonHooksSkipped Reason = "HooksSkipped"
 )
 
 // Reasons lists every declared reason.
@@ -57,6 +60,7 @@ func Reasons() []Reason {
 		ReasonRollbackSucceeded, ReasonRollbackFailed, ReasonUninstallSucceeded, ReasonUninstallFailed,
 		ReasonUnlocked, ReasonUnlockFailed, ReasonDriftCorrected, ReasonDriftCorrectionFailed,
 		ReasonPruned, ReasonPruneFailed,
+		ReasonHooksSkipped,
 	}
 }
 

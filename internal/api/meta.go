@@ -16,4 +16,9 @@ const (
 	AnnotationOwner = "chartkeeper.dev/owner"
 	// FieldManager is the field manager of every write chartkeeper makes.
 	FieldManager = "chartkeeper"
+	// AnnotationSkipUninstallHooks: "true" on a custom resource being
+	// deleted makes the next deletion step skip the kind's BeforeUninstall
+	// Go hooks and uninstall (a hook that keeps failing cannot wedge the
+	// deletion).
+	AnnotationSkipUninstallHooks = "chartkeeper.dev/skip-uninstall-hooks"
 )

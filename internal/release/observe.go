@@ -83,6 +83,8 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		Failures:           st.Failures,
 		FailedDigest:       st.FailedDigest,
 		LastFailureMessage: st.LastFailureMessage,
+		Backoff:            backoffOf(st),
+		SkipUninstallHooks: obj.GetAnnotations()[api.AnnotationSkipUninstallHooks] == "true",
 	}
 	if ts := obj.GetDeletionTimestamp(); ts != nil {
 		o.DeletingSince = ts.Time

@@ -107,6 +107,11 @@ type Observation struct {
 	FailedDigest       string
 	LastFailure        time.Time
 	LastFailureMessage string
+	// Backoff is a failed action or hook waiting out its backoff (status).
+	Backoff Backoff
+	// SkipUninstallHooks: the resource is annotated to be deleted without
+	// its BeforeUninstall hooks (api.AnnotationSkipUninstallHooks).
+	SkipUninstallHooks bool
 }
 
 // failures returns the failures counted for the desired digest: a change of
@@ -140,6 +145,8 @@ type Decision struct {
 	CountFailure bool
 	// Finished: deletion is complete; the finalizer may go.
 	Finished bool
+	// SkipHooks: uninstall without the BeforeUninstall hooks (on request).
+	SkipHooks bool
 	// RequeueAfter asks for another step after this long (0: only on change).
 	RequeueAfter time.Duration
 	// Reason and Message explain the state (condition reason and message).

@@ -27,11 +27,19 @@ func (uninstall) hooksBefore(s *step) hookPhase {
 }
 
 func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
+	var objs []object
 	if s.o.Latest != nil {
-		_, _ = s.e.objects(ctx, s.d.ref, s.o.Latest.Version)
+		objs, _ = s.e.objects(ctx, s.d.ref, s.o.Latest.Version)
 	}
-	return nil, s.e.helm.Uninstall(ctx, s.d.ref.Name, s.d.ref.Namespace,
+	err := s.e.helm.Uninstall(ctx, s.d.ref.Name, s.d.ref.Namespace,
 		fmt.Sprintf("chartkeeper: %s", s.dec.Message), s.t.Watch.Policy.Timeout)
+	if err == nil && s.o.Deleting && objs != nil {
+		// No release is left (status.release goes): the objects of the
+		// uninstalled revision are remembered as those of revision 0, for
+		// the deletion to wait until they are gone.
+		s.e.manifests.put(releaseKey(s.d.ref), 0, objs)
+	}
+	return nil, err
 }
 
 // succeeded: status.release cleared, Event UninstallSucceeded, Released

@@ -207,7 +207,6 @@ func refuseConfigMaps(t *testing.T, env *testenv.Env, ns, name string) {
 	})
 }
 
-
 // counter reads one sample of a Prometheus counter (0 when absent).
 func counter(url, sample string) (int, error) {
 	resp, err := http.Get(url)
