@@ -65,7 +65,7 @@ func backoffGate(o Observation, d Decision) Decision {
 		return d
 	}
 	left := b.Until.Sub(o.Now)
-	g := Decision{State: d.State, RequeueAfter: left, Reason: api.ReasonBackoff, SkipHooks: d.SkipHooks}
+	g := Decision{State: d.State, RequeueAfter: left, Reason: api.ReasonBackoff, SkipHooks: d.SkipHooks, BackingOff: true}
 	what := b.Of
 	if b.Of == phaseTranslate || b.Of == phasePreRelease || b.Of == phasePostRelease || b.Of == phaseBeforeUninstall {
 		g.Reason, what = api.ReasonHookFailed, b.Of+" hooks"

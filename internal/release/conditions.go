@@ -76,7 +76,7 @@ func (s *step) verdict(res Result) verdict {
 	d := s.dec
 	terminal := res.ActionErr != nil && s.st.TerminalDigest == s.d.digest && s.st.TerminalError != ""
 	switch {
-	case res.Ran == ActionNone && d.State == StateInSync && d.Reason == api.ReasonSucceeded:
+	case res.Ran == ActionNone && d.State == StateInSync && !d.BackingOff:
 		return verdict{ready: true, reason: api.ReasonSucceeded, message: d.Message}
 	case d.State == StateStalled || terminal:
 		v := verdict{stalled: true, reason: d.Reason, message: d.Message}

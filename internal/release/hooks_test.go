@@ -112,6 +112,21 @@ func TestHookFailureSurfacesAndLeavesTheReleaseAlone(t *testing.T) {
 	if got := m.history(); strings.Join(got, " ") != strings.Join(before, " ") {
 		t.Errorf("a failing hook changed the release: %v -> %v", before, got)
 	}
+	// The failing PostRelease hook is not called again before its backoff.
+	f.failIn, f.calls = "post", nil
+	m.clock.Step(m.st.NextAttemptTime.Sub(m.clock.Now()))
+	for i := 0; i < 3; i++ {
+		if _, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st); err != nil {
+			t.Fatal(err)
+		}
+		if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionFalse || c.Reason != string(api.ReasonHookFailed) {
+			t.Errorf("step %d while backing off: Ready %+v", i, c)
+		}
+	}
+	if got := strings.Count(strings.Join(f.calls, ","), "post"); got != 1 {
+		t.Errorf("PostRelease called %d times within its backoff (calls %v)", got, f.calls)
+	}
+	m.clock.Step(m.st.NextAttemptTime.Sub(m.clock.Now()))
 	f.fail = nil
 	expectTrace(t, m.run(3), "InSync")
 	if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionTrue || m.st.NextAttemptTime != nil || m.st.BackoffOf != "" {

@@ -147,6 +147,9 @@ type Decision struct {
 	Finished bool
 	// SkipHooks: uninstall without the BeforeUninstall hooks (on request).
 	SkipHooks bool
+	// BackingOff: what the step would run (action or hooks) failed and
+	// waits for its backoff; nothing is run.
+	BackingOff bool
 	// RequeueAfter asks for another step after this long (0: only on change).
 	RequeueAfter time.Duration
 	// Reason and Message explain the state (condition reason and message).

@@ -87,7 +87,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 			return res, err
 		}
 		res.Requeue = afterActionRequeue
-	} else if s.dec.State == StateInSync || s.dec.State == StateUnready {
+	} else if !s.dec.BackingOff && (s.dec.State == StateInSync || s.dec.State == StateUnready) {
 		hr, err := s.chain.PostRelease(ctx, s.hookRequest(), s.postRelease())
 		if err != nil {
 			return s.hookFailed(res, phasePostRelease, err), nil
