@@ -56,8 +56,8 @@ func (u uninstall) succeeded(s *step, out outcome) {
 	s.releasedAsDecided()
 }
 
-// failed: not counted (the next step tries again): Event and Released
-// False UninstallFailed.
+// failed: not counted toward remediation, backed off (see backoff.go):
+// Event and Released False UninstallFailed.
 func (u uninstall) failed(s *step, out outcome, err error) bool {
 	s.recordRevision(u, out)
 	return s.failure(u, out, err, api.ReasonUninstallFailed, false)
