@@ -52,6 +52,9 @@ const (
 	ReasonAnnotationRefused     Reason = "AnnotationRefused"
 	ReasonDriftDetected         Reason = "DriftDetected"
 	ReasonInvalidDriftMode      Reason = "InvalidDriftMode"
+	// ReasonHooksSkipped: the BeforeUninstall hooks were skipped on request
+	// (annotation chartkeeper.dev/skip-uninstall-hooks: "true").
+	ReasonHooksSkipped Reason = "HooksSkipped"
 )
 
 // Reasons lists every declared reason.
@@ -66,6 +69,7 @@ func Reasons() []Reason {
 		ReasonPruned, ReasonPruneFailed,
 		ReasonSuspended, ReasonAnnotationRefused,
 		ReasonDriftDetected, ReasonInvalidDriftMode,
+		ReasonHooksSkipped,
 	}
 }
 

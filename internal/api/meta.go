@@ -24,6 +24,11 @@ const (
 	// AnnotationDrift on a custom resource overrides its watch's drift
 	// mode: correct, warn or disabled.
 	AnnotationDrift = "chartkeeper.dev/drift"
+	// AnnotationSkipUninstallHooks: "true" on a custom resource being
+	// deleted makes the next deletion step skip the kind's BeforeUninstall
+	// Go hooks and uninstall (a hook that keeps failing cannot wedge the
+	// deletion).
+	AnnotationSkipUninstallHooks = "chartkeeper.dev/skip-uninstall-hooks"
 )
 
 // Annotations a person puts on a custom resource to steer it without

@@ -31,6 +31,19 @@ type Status struct {
 	// desired digest changes.
 	TerminalError  string `json:"terminalError,omitempty"`
 	TerminalDigest string `json:"terminalDigest,omitempty"`
+	// NextAttemptTime: after a failed action or Go hook, BackoffOf is not
+	// tried again before this time (the watch's remediation.backoff,
+	// exponential in BackoffFailures, with jitter).
+	NextAttemptTime *metav1.Time `json:"nextAttemptTime,omitempty"`
+	// BackoffOf names what failed: an action (Install, Upgrade, Rollback,
+	// Uninstall, Unlock, CorrectDrift, Prune) or a Go hook phase
+	// (Translate, PreRelease, PostRelease, BeforeUninstall).
+	BackoffOf string `json:"backoffOf,omitempty"`
+	// BackoffFailures counts the consecutive failures of BackoffOf for the
+	// desired digest BackoffDigest; all four are cleared when it succeeds,
+	// and a change of the desired digest starts again.
+	BackoffFailures int    `json:"backoffFailures,omitempty"`
+	BackoffDigest   string `json:"backoffDigest,omitempty"`
 	// App is what Go hooks report about the running application
 	// (members, endpoints, versions, last backup, ...).
 	App map[string]any `json:"app,omitempty"`
@@ -97,6 +110,10 @@ func (st *Status) DeepCopy() *Status {
 	if st.LastFailureTime != nil {
 		t := *st.LastFailureTime
 		out.LastFailureTime = &t
+	}
+	if st.NextAttemptTime != nil {
+		t := *st.NextAttemptTime
+		out.NextAttemptTime = &t
 	}
 	if st.App != nil {
 		out.App = runtime.DeepCopyJSON(st.App)

@@ -181,7 +181,10 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 	up.Labels, up.PostRenderer, up.Description = r.Labels, r.PostRenderer, r.Description
 	up.DisableHooks, up.Force = r.DisableHooks, r.Force
 	ctx, cancel := Bound(ctx, r.Timeout)
-	defer cancel()
+	// Not canceled on return: Helm's upgrade watches the context in a
+	// goroutine that, seeing it canceled before it has seen the upgrade
+	// finish, marks the (successful) revision failed. See upgradeCancelDelay.
+	defer time.AfterFunc(upgradeCancelDelay, cancel)
 	rel, err := up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
 	return rel, c.explainTimeout(err, r.Timeout, r.Name, r.Namespace)
 }

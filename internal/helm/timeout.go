@@ -17,6 +17,15 @@ import (
 // between steps.
 const BoundGrace = 10 * time.Second
 
+// upgradeCancelDelay is how long after an upgrade returns its bounded
+// context is canceled. Helm's Upgrade.RunWithContext (v3.22) starts a
+// goroutine that selects between the context's Done and the upgrade's end;
+// a cancel right on return can find both ready, and Go picks either: half
+// the time the goroutine then writes the successful revision as failed
+// ("context canceled"). Waiting until the goroutine has surely run avoids
+// it; the context holds nothing but a timer meanwhile.
+const upgradeCancelDelay = 5 * time.Second
+
 // Bound returns ctx with the deadline of an action bounded by timeout
 // (timeout plus BoundGrace); 0 leaves ctx unbounded.
 func Bound(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {

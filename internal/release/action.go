@@ -127,6 +127,7 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 		}
 	}
 	a.succeeded(s, out)
+	s.backoffCleared(string(a.kind()), phaseOf(a.hooksBefore(s)))
 	return nil, nil
 }
 
@@ -140,9 +141,12 @@ func (s *step) failure(a action, out outcome, err error, reason api.Reason, coun
 		return true
 	}
 	why := fmt.Sprintf("%s failed: %v", a.kind(), err)
+	counted := 0
 	if count {
 		s.countFailure(why)
+		counted = s.st.Failures
 	}
+	s.backOff(string(a.kind()), why, counted)
 	s.e.event(s.obj, true, reason, "%s", why)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, reason, why)
 	return false

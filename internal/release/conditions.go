@@ -88,7 +88,7 @@ func (s *step) verdict(res Result) verdict {
 	d := s.dec
 	terminal := res.ActionErr != nil && s.st.TerminalDigest == s.d.digest && s.st.TerminalError != ""
 	switch {
-	case res.Ran == ActionNone && d.State == StateInSync:
+	case res.Ran == ActionNone && d.State == StateInSync && !d.BackingOff:
 		return verdict{ready: true, reason: api.ReasonSucceeded, message: d.Message}
 	case d.State == StateSuspended:
 		return verdict{suspended: true, reason: d.Reason, message: d.Message}

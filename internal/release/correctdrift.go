@@ -37,8 +37,8 @@ func (c correctDrift) succeeded(s *step, out outcome) {
 	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonDriftCorrected, "restored "+fmt.Sprint(s.o.Drift))
 }
 
-// failed: not counted (drift is looked at again on every step): Event and
-// Released False DriftCorrectionFailed.
+// failed: not counted toward remediation, backed off (see backoff.go):
+// Event and Released False DriftCorrectionFailed.
 func (c correctDrift) failed(s *step, out outcome, err error) bool {
 	s.st.Release = s.releaseStatus(c, out)
 	return s.failure(c, out, err, api.ReasonDriftCorrectionFailed, false)

@@ -11,8 +11,13 @@ import (
 )
 
 // Decide classifies an observation into a State and chooses at most one
-// action. It is a pure function of its inputs.
+// action. It is a pure function of its inputs. What failed is not run
+// again before its backoff has passed (backoffGate).
 func Decide(o Observation, p policyOf) Decision {
+	return backoffGate(o, decide(o, p))
+}
+
+func decide(o Observation, p policyOf) Decision {
 	if o.Deleting {
 		return decideDeleting(o, p)
 	}
@@ -102,7 +107,8 @@ func decidePending(o Observation, p policyOf) Decision {
 
 func decideDeleting(o Observation, p policyOf) Decision {
 	if o.Latest != nil {
-		return Decision{State: StateDeleting, Action: ActionUninstall, Reason: api.ReasonDeleting, Message: "uninstalling the release"}
+		return Decision{State: StateDeleting, Action: ActionUninstall, Reason: api.ReasonDeleting, Message: "uninstalling the release",
+			SkipHooks: o.SkipUninstallHooks}
 	}
 	if p.UninstallWait && o.ObjectsRemaining > 0 {
 		if waited := o.Now.Sub(o.DeletingSince); waited < p.UninstallTimeout {

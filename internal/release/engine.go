@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,6 +35,7 @@ type Engine struct {
 	watchKind func(schema.GroupVersionKind) error
 	recorder  events.EventRecorder
 	clock     clock.PassiveClock
+	jitter    func(time.Duration) time.Duration
 	log       logr.Logger
 
 	hooks *hooks.Registry
@@ -50,6 +52,10 @@ type Option func(*Engine)
 
 // WithClock sets the clock (default: the real one). Tests move time with it.
 func WithClock(c clock.PassiveClock) Option { return func(e *Engine) { e.clock = c } }
+
+// WithJitter sets how a backoff wait is jittered (default: up to 20%
+// longer, at random). Tests make it the identity.
+func WithJitter(f func(time.Duration) time.Duration) Option { return func(e *Engine) { e.jitter = f } }
 
 // WithLogger sets the logger (default: discard).
 func WithLogger(l logr.Logger) Option { return func(e *Engine) { e.log = l } }
@@ -78,6 +84,7 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 		watchKind: func(schema.GroupVersionKind) error { return nil },
 		recorder:  noRecorder{},
 		clock:     clock.RealClock{},
+		jitter:    jitterBackoff,
 		log:       logr.Discard(),
 		expect:    newExpectations(),
 		running:   newRunningActions(),

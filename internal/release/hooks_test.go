@@ -100,10 +100,9 @@ func TestHookFailureSurfacesAndLeavesTheReleaseAlone(t *testing.T) {
 	f.fail = errors.New("backup target unreachable")
 	for _, phase := range []string{"post", "translate"} {
 		f.failIn = phase
-		_, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
-		var he *hooks.Error
-		if !errors.As(err, &he) || he.Hook != "flaky" {
-			t.Fatalf("%s: step error %v, want the hook's", phase, err)
+		res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
+		if err != nil || res.Requeue != 10*time.Second || m.st.NextAttemptTime == nil || !m.st.NextAttemptTime.Time.Equal(t0.Add(10*time.Second)) {
+			t.Fatalf("%s: step %+v %v (next attempt %v), want a requeue after the backoff", phase, res, err, m.st.NextAttemptTime)
 		}
 		c := m.cond(api.ConditionReady)
 		if c.Status != metav1.ConditionFalse || c.Reason != string(api.ReasonHookFailed) || !strings.Contains(c.Message, "hook flaky") || !strings.Contains(c.Message, "backup target unreachable") {
@@ -113,17 +112,26 @@ func TestHookFailureSurfacesAndLeavesTheReleaseAlone(t *testing.T) {
 	if got := m.history(); strings.Join(got, " ") != strings.Join(before, " ") {
 		t.Errorf("a failing hook changed the release: %v -> %v", before, got)
 	}
+	// The failing PostRelease hook is not called again before its backoff.
+	f.failIn, f.calls = "post", nil
+	m.clock.Step(m.st.NextAttemptTime.Sub(m.clock.Now()))
+	for i := 0; i < 3; i++ {
+		if _, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st); err != nil {
+			t.Fatal(err)
+		}
+		if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionFalse || c.Reason != string(api.ReasonHookFailed) {
+			t.Errorf("step %d while backing off: Ready %+v", i, c)
+		}
+	}
+	if got := strings.Count(strings.Join(f.calls, ","), "post"); got != 1 {
+		t.Errorf("PostRelease called %d times within its backoff (calls %v)", got, f.calls)
+	}
+	m.clock.Step(m.st.NextAttemptTime.Sub(m.clock.Now()))
 	f.fail = nil
 	expectTrace(t, m.run(3), "InSync")
-	if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionTrue {
-		t.Errorf("not Ready again after the hook recovered: %+v", c)
+	if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionTrue || m.st.NextAttemptTime != nil || m.st.BackoffOf != "" {
+		t.Errorf("not Ready again after the hook recovered: %+v, backoff %q until %v", c, m.st.BackoffOf, m.st.NextAttemptTime)
 	}
-}
-
-type preOnly struct{ err error }
-
-func (p preOnly) PreRelease(context.Context, hooks.Request, chartutil.Values) (hooks.Result, error) {
-	return hooks.Result{}, p.err
 }
 
 type uninstallOnly struct{ err *error }
@@ -133,9 +141,25 @@ func (u uninstallOnly) BeforeUninstall(context.Context, hooks.Request) (hooks.Re
 }
 
 func TestFailingPreHookBlocksTheUpgrade(t *testing.T) {
-	m := hookMachine(t, hooks.Hook{Name: "gate", Impl: preOnly{err: errors.New("cluster unhealthy")}})
-	if _, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st); err == nil {
-		t.Fatal("install went ahead past a failing pre-release hook")
+	calls := 0
+	m := hookMachine(t, hooks.Hook{Name: "gate", Impl: hooks.PreReleaseFunc(func(context.Context, hooks.Request, chartutil.Values) (hooks.Result, error) {
+		calls++
+		return hooks.Result{}, errors.New("cluster unhealthy")
+	})})
+	// Tried, then held back by its backoff (10s, 20s), then tried again.
+	for i, want := range []int{1, 1, 2, 2, 3} {
+		res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
+		if err != nil || res.Ran != ActionNone || calls != want {
+			t.Fatalf("step %d: %+v %v, %d hook calls, want %d", i, res, err, calls, want)
+		}
+		if c := m.cond(api.ConditionReady); c.Reason != string(api.ReasonHookFailed) || !strings.Contains(c.Message, "cluster unhealthy") {
+			t.Errorf("step %d: Ready %+v", i, c)
+		}
+		if i%2 == 0 {
+			m.clock.Step(time.Second)
+		} else {
+			m.clock.Step(m.st.NextAttemptTime.Sub(m.clock.Now()))
+		}
 	}
 	if len(m.history()) != 0 {
 		t.Errorf("history %v", m.history())
@@ -149,16 +173,50 @@ func TestFailingBeforeUninstallHookDelaysTheUninstall(t *testing.T) {
 	now := metav1.NewTime(t0)
 	m.obj.SetDeletionTimestamp(&now)
 	hookErr = errors.New("snapshot failed")
-	if _, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st); err == nil {
-		t.Fatal("uninstalled despite the failing hook")
+	for i := 0; i < 2; i++ { // failed, then held back by its backoff
+		res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
+		if err != nil || res.Ran != ActionNone || res.Requeue <= 0 || res.Finished {
+			t.Fatalf("step %d: uninstalled despite the failing hook: %+v %v", i, res, err)
+		}
 	}
 	if len(m.history()) == 0 {
 		t.Fatal("release gone despite the failing hook")
 	}
+	if c := m.cond(api.ConditionReady); c.Reason != string(api.ReasonHookFailed) || !strings.Contains(c.Message, "final-backup") ||
+		!strings.Contains(c.Message, api.AnnotationSkipUninstallHooks) {
+		t.Errorf("Ready %+v", c)
+	}
 	hookErr = nil
+	m.clock.Step(m.st.NextAttemptTime.Sub(m.clock.Now()))
 	res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
 	if err != nil || res.Ran != ActionUninstall {
 		t.Fatalf("after the hook succeeded: %+v %v", res, err)
+	}
+}
+
+// The annotation chartkeeper.dev/skip-uninstall-hooks: "true" lets a
+// deletion held by a failing BeforeUninstall hook proceed at once, the
+// hooks skipped (an Event says so).
+func TestSkipUninstallHooksAnnotation(t *testing.T) {
+	hookErr := errors.New("snapshot failed")
+	m := hookMachine(t, hooks.Hook{Name: "final-backup", Impl: uninstallOnly{&hookErr}})
+	m.run(5)
+	now := metav1.NewTime(t0)
+	m.obj.SetDeletionTimestamp(&now)
+	if res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st); err != nil || res.Ran != ActionNone {
+		t.Fatalf("uninstalled despite the failing hook: %+v %v", res, err)
+	}
+	m.events.take()
+	m.obj.SetAnnotations(map[string]string{api.AnnotationSkipUninstallHooks: "true"})
+	res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
+	if err != nil || res.Ran != ActionUninstall || res.ActionErr != nil {
+		t.Fatalf("skip annotation: %+v %v", res, err)
+	}
+	if evs := strings.Join(m.events.take(), ","); !strings.Contains(evs, "Warning "+string(api.ReasonHooksSkipped)) {
+		t.Errorf("events %s", evs)
+	}
+	if len(m.history()) != 0 {
+		t.Errorf("history %v", m.history())
 	}
 }
 

@@ -173,7 +173,7 @@ func newMachine(t *testing.T, mod func(*watches.Policy), opts ...Option) *machin
 	sc := &storageClient{store: store}
 	clk := clocktesting.NewFakeClock(t0)
 	rec := &recorder{}
-	e, err := NewEngine(hc, sc, sc, append([]Option{WithClock(clk), WithRecorder(rec)}, opts...)...)
+	e, err := NewEngine(hc, sc, sc, append([]Option{WithClock(clk), WithRecorder(rec), WithJitter(func(d time.Duration) time.Duration { return d })}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

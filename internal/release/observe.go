@@ -83,6 +83,8 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		Failures:           st.Failures,
 		FailedDigest:       st.FailedDigest,
 		LastFailureMessage: st.LastFailureMessage,
+		Backoff:            backoffOf(st),
+		SkipUninstallHooks: obj.GetAnnotations()[api.AnnotationSkipUninstallHooks] == "true",
 	}
 	o.DriftMode, _ = driftModeOf(obj, t.Watch.Policy)
 	if ts := obj.GetDeletionTimestamp(); ts != nil {

@@ -30,7 +30,7 @@ func (p prune) succeeded(s *step, out outcome) {
 	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonPruned, "deleted what earlier revisions left: "+listObjects(s.o.Leftovers, 5))
 }
 
-// failed: not counted (leftovers are looked for again on every step):
+// failed: not counted toward remediation, backed off (see backoff.go):
 // Event and Released False PruneFailed.
 func (p prune) failed(s *step, out outcome, err error) bool {
 	s.recordRevision(p, out)

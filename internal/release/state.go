@@ -121,6 +121,11 @@ type Observation struct {
 	// ReconcileRequest is a chartkeeper.dev/reconcile-requested-at value
 	// not handled yet; the failure bookkeeping above is already reset.
 	ReconcileRequest string
+	// Backoff is a failed action or hook waiting out its backoff (status).
+	Backoff Backoff
+	// SkipUninstallHooks: the resource is annotated to be deleted without
+	// its BeforeUninstall hooks (api.AnnotationSkipUninstallHooks).
+	SkipUninstallHooks bool
 }
 
 // failures returns the failures counted for the desired digest: a change of
@@ -154,6 +159,11 @@ type Decision struct {
 	CountFailure bool
 	// Finished: deletion is complete; the finalizer may go.
 	Finished bool
+	// SkipHooks: uninstall without the BeforeUninstall hooks (on request).
+	SkipHooks bool
+	// BackingOff: what the step would run (action or hooks) failed and
+	// waits for its backoff; nothing is run.
+	BackingOff bool
 	// RequeueAfter asks for another step after this long (0: only on change).
 	RequeueAfter time.Duration
 	// Reason and Message explain the state (condition reason and message).

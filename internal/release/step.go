@@ -67,8 +67,9 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	}()
 	if obj.GetDeletionTimestamp() != nil || !sg.holds() { // suspended or refused: no hook runs
 		if err := s.desire(ctx); err != nil {
-			return Result{}, s.hookFailed(err)
+			return s.hookFailed(Result{}, phaseTranslate, err), nil
 		}
+		s.backoffCleared(phaseTranslate)
 	}
 	var err error
 	s.o, s.objs, err = e.observe(ctx, t, obj, st, s.d, sg)
@@ -84,7 +85,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	}
 	a := actionFor(s.dec)
 	if err := s.hooksBefore(ctx, a); err != nil {
-		return res, s.hookFailed(err)
+		return s.hookFailed(res, phaseOf(a.hooksBefore(s)), err), nil
 	}
 	if a != nil {
 		res.Ran = a.kind()
@@ -93,11 +94,12 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 			return res, err
 		}
 		res.Requeue = afterActionRequeue
-	} else if s.dec.State == StateInSync || s.dec.State == StateUnready {
+	} else if !s.dec.BackingOff && (s.dec.State == StateInSync || s.dec.State == StateUnready) {
 		hr, err := s.chain.PostRelease(ctx, s.hookRequest(), s.postRelease())
 		if err != nil {
-			return res, s.hookFailed(err)
+			return s.hookFailed(res, phasePostRelease, err), nil
 		}
+		s.backoffCleared(phasePostRelease)
 		if hr.RequeueAfter > 0 && (res.Requeue == 0 || hr.RequeueAfter < res.Requeue) {
 			res.Requeue = hr.RequeueAfter
 		}
@@ -124,9 +126,31 @@ func (s *step) hooksBefore(ctx context.Context, a action) error {
 	case preReleaseHooks:
 		_, err = s.chain.PreRelease(ctx, s.hookRequest(), s.d.values)
 	case beforeUninstallHooks:
+		if s.dec.SkipHooks {
+			s.skippedUninstallHooks()
+			return nil
+		}
 		_, err = s.chain.BeforeUninstall(ctx, s.hookRequest())
 	}
 	return err
+}
+
+// skippedUninstallHooks says, in the log and an Event, that the
+// BeforeUninstall hooks were skipped on request (if the kind has any).
+func (s *step) skippedUninstallHooks() {
+	var names []string
+	for _, h := range s.chain {
+		if _, ok := h.Impl.(hooks.BeforeUninstall); ok {
+			names = append(names, h.Name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	s.e.log.Info("skipping BeforeUninstall hooks on request", "kind", s.obj.GetKind(), "namespace", s.obj.GetNamespace(),
+		"name", s.obj.GetName(), "hooks", names, "annotation", api.AnnotationSkipUninstallHooks)
+	s.e.event(s.obj, true, api.ReasonHooksSkipped, "BeforeUninstall hooks %v skipped (annotation %s); uninstalling",
+		names, api.AnnotationSkipUninstallHooks)
 }
 
 // postRelease describes the deployed release to PostRelease hooks.
@@ -143,11 +167,19 @@ func (s *step) postRelease() hooks.Release {
 	return rel
 }
 
-// hookFailed records a hook's failure: Ready False HookFailed, the message
-// naming the hook; the release is left as it is. It returns err, which the
-// controller retries with backoff.
-func (s *step) hookFailed(err error) error {
-	s.setReadiness(verdict{reason: api.ReasonHookFailed, message: err.Error()})
-	s.e.event(s.obj, true, api.ReasonHookFailed, "%v", err)
-	return err
+// hookFailed records the failure of a hook of phase: Ready False
+// HookFailed, the message naming the hook (and, before an uninstall, the
+// annotation that skips the hooks), an Event, and the backoff; the release
+// is left as it is. The step is requeued when the backoff has passed (a
+// step before then waits: see backoffGate).
+func (s *step) hookFailed(res Result, phase string, err error) Result {
+	left := s.backOff(phase, err.Error(), 0)
+	msg := err.Error()
+	if phase == phaseBeforeUninstall {
+		msg += skipHooksHint
+	}
+	s.setReadiness(verdict{reason: api.ReasonHookFailed, message: msg})
+	s.e.event(s.obj, true, api.ReasonHookFailed, "%s; next attempt in %s", msg, left.Round(time.Second))
+	res.Requeue = requeue(Result{Requeue: left}, s.t.Watch)
+	return res
 }

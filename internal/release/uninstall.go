@@ -28,15 +28,23 @@ func (uninstall) hooksBefore(s *step) hookPhase {
 }
 
 func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
+	var objs []object
 	if s.o.Latest != nil {
-		_, _ = s.e.objects(ctx, s.d.ref, s.o.Latest.Version)
+		objs, _ = s.e.objects(ctx, s.d.ref, s.o.Latest.Version)
 	}
 	desc := fmt.Sprintf("chartkeeper: %s", s.dec.Message)
 	if d := s.steer.uninstallDescription; d != "" {
 		desc = d
 	}
-	return nil, s.e.helm.Uninstall(ctx, s.d.ref.Name, s.d.ref.Namespace, desc,
+	err := s.e.helm.Uninstall(ctx, s.d.ref.Name, s.d.ref.Namespace, desc,
 		helm.Guard{Timeout: s.t.Watch.Policy.Timeout, DisableHooks: s.steer.uninstallDisableHooks})
+	if err == nil && s.o.Deleting && objs != nil {
+		// No release is left (status.release goes): the objects of the
+		// uninstalled revision are remembered as those of revision 0, for
+		// the deletion to wait until they are gone.
+		s.e.manifests.put(releaseKey(s.d.ref), 0, objs)
+	}
+	return nil, err
 }
 
 // succeeded: status.release cleared, Event UninstallSucceeded, Released
@@ -53,8 +61,8 @@ func (u uninstall) succeeded(s *step, out outcome) {
 	s.releasedAsDecided()
 }
 
-// failed: not counted (the next step tries again): Event and Released
-// False UninstallFailed.
+// failed: not counted toward remediation, backed off (see backoff.go):
+// Event and Released False UninstallFailed.
 func (u uninstall) failed(s *step, out outcome, err error) bool {
 	s.recordRevision(u, out)
 	return s.failure(u, out, err, api.ReasonUninstallFailed, false)

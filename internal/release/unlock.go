@@ -34,8 +34,8 @@ func (u unlock) succeeded(s *step, out outcome) {
 	s.releasedAsDecided()
 }
 
-// failed: not counted (the next step tries again): Event and Released
-// False UnlockFailed.
+// failed: not counted toward remediation, backed off (see backoff.go):
+// Event and Released False UnlockFailed.
 func (u unlock) failed(s *step, out outcome, err error) bool {
 	s.recordRevision(u, out)
 	return s.failure(u, out, err, api.ReasonUnlockFailed, false)
