@@ -138,8 +138,9 @@ func (s *step) postRelease() hooks.Release {
 
 // hookFailed records a hook's failure: Ready False HookFailed, the message
 // naming the hook; the release is left as it is. It returns err, which the
-// controller retries with backoff.
+// controller retries with backoff. Secret values are redacted from all three.
 func (s *step) hookFailed(err error) error {
+	err = s.d.redact.Error(err)
 	s.setReadiness(verdict{reason: api.ReasonHookFailed, message: err.Error()})
 	s.e.event(s.obj, true, api.ReasonHookFailed, "%v", err)
 	return err
