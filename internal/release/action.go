@@ -99,7 +99,7 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 	done := e.running.start(releaseKey(s.d.ref))
 	rel, err := a.run(ctx, s)
 	done()
-	err = values.RedactError(err, s.d.secrets)
+	err = s.d.redact.Error(err)
 	metrics.ObserveAction(string(a.kind()), err, e.clock.Since(begin))
 
 	// Read back what storage holds now: it tells whether the action changed
@@ -221,6 +221,7 @@ func (s *step) countFailure(why string) {
 	}
 	s.st.Failures++
 	s.st.LastFailureTime = &now
+	why = s.d.redact.Redact(why)
 	if r := []rune(why); len(r) > maxFailureMessage {
 		why = string(r[:maxFailureMessage]) + "…"
 	}
@@ -259,8 +260,7 @@ func (s *step) request() (helm.Request, error) {
 // guard is what Helm is given to keep an action in scope and its logs free
 // of secret values.
 func (s *step) guard(admit helm.Admit) helm.Guard {
-	secrets := s.d.secrets
-	return helm.Guard{Admit: admit, Redact: func(line string) string { return values.Redact(line, secrets) },
+	return helm.Guard{Admit: admit, Redact: s.d.redact.Redact,
 		Timeout: s.t.Watch.Policy.Timeout}
 }
 

@@ -13,7 +13,7 @@ import (
 // generation: the one place a condition is built.
 func (s *step) setCondition(typ string, status metav1.ConditionStatus, reason api.Reason, msg string) {
 	meta.SetStatusCondition(&s.st.Conditions, metav1.Condition{Type: typ, Status: status, Reason: string(reason),
-		Message: trim(msg), ObservedGeneration: s.obj.GetGeneration()})
+		Message: trim(s.d.redact.Redact(msg)), ObservedGeneration: s.obj.GetGeneration()})
 }
 
 func (s *step) dropCondition(typ string) { meta.RemoveStatusCondition(&s.st.Conditions, typ) }

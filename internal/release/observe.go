@@ -26,9 +26,10 @@ type desired struct {
 	values chartutil.Values
 	digest string
 	err    error // the values cannot be computed
-	// secrets are the values the chart's schema marks secret: they are
-	// redacted from every message (conditions, events, logs).
-	secrets []string
+	// redact hides the values the chart's schema marks secret (in the
+	// spec and in the computed values) from every message: conditions,
+	// events, logs, hook failures. Built once per step.
+	redact *values.Redactor
 }
 
 // desire computes the desired release: name, values (spec, translated by
@@ -46,8 +47,17 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 		d.err = err
 		return nil
 	}
-	d.secrets = values.SecretStrings(t.Watch.Chart, spec)
-	defer func() { d.err = values.RedactError(d.err, d.secrets) }()
+	secrets := values.SecretStrings(t.Watch.Chart, spec)
+	d.redact = values.NewRedactor(secrets)
+	defer func() {
+		if d.values != nil { // a translator or override may have added secrets
+			if more := values.SecretStrings(t.Watch.Chart, d.values); len(more) > 0 {
+				d.redact = values.NewRedactor(append(secrets, more...))
+			}
+		}
+		d.err = d.redact.Error(d.err)
+		hookErr = d.redact.Error(hookErr)
+	}()
 	if obj.GetDeletionTimestamp() == nil { // a resource being deleted needs no new values
 		if len(s.chain) > 0 {
 			// The user's spec is checked against the chart's schema before

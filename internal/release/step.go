@@ -171,8 +171,10 @@ func (s *step) postRelease() hooks.Release {
 // HookFailed, the message naming the hook (and, before an uninstall, the
 // annotation that skips the hooks), an Event, and the backoff; the release
 // is left as it is. The step is requeued when the backoff has passed (a
-// step before then waits: see backoffGate).
+// step before then waits: see backoffGate). Secret values are redacted
+// from the message everywhere it goes.
 func (s *step) hookFailed(res Result, phase string, err error) Result {
+	err = s.d.redact.Error(err)
 	left := s.backOff(phase, err.Error(), 0)
 	msg := err.Error()
 	if phase == phaseBeforeUninstall {

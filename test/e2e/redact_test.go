@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
+)
+
+var vaultGVK = schema.GroupVersionKind{Group: "test.chartkeeper.dev", Version: "v1", Kind: "Vault"}
+
+// Values the schema marks secret deep inside it (a password in a list's
+// items, behind a $ref) and in a subchart's own schema never reach a
+// status, an Event or the operator's log (debug level, Helm's lines
+// included): not when a Go hook fails quoting them, not when the chart's
+// fail quotes them raw, quoted, as JSON or base64-encoded. The operator is
+// chartkeeper with a test hook (testdata/redactop).
+func TestNestedAndSubchartSecretsAreRedacted(t *testing.T) {
+	env := testenv.Cluster(t)
+	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-redact.yaml")
+	installCRDs(t, env, watchesFile)
+	ns := env.Namespace(t)
+	probe := freeAddr(t)
+	op := start(t, exec.Command(redactOperatorBinary(t), "run", "--kubeconfig", operatorKubeconfig(t, env, watchesFile),
+		"--watches-file", watchesFile, "--health-probe-bind-address", probe, "--metrics-bind-address", "0", "--zap-log-level=debug"))
+	op.eventually(t, time.Minute, get200("http://"+probe+"/readyz"))
+	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{vaultGVK}) })
+
+	// Quotes and HTML characters: their escaped forms differ from the raw.
+	const listSecret, subSecret = `s3cr3t-in-list-"q"`, `s3cr3t-of-sub<&>`
+	ctx := context.Background()
+	spec := map[string]any{
+		"users":     []any{map[string]any{"name": "alice", "password": listSecret}},
+		"store":     map[string]any{"token": subSecret},
+		"leakyHook": true,
+	}
+	if err := env.Client.Create(ctx, newCR(vaultGVK, ns, "v", spec)); err != nil {
+		t.Fatal(err)
+	}
+	waitVaultCondition(t, env, ns, api.ConditionReady, api.ReasonHookFailed, "hook leaky")
+
+	spec["leakyHook"], spec["explode"] = false, true
+	if err := env.Client.Update(ctx, vaultWithSpec(t, env, ns, spec)); err != nil {
+		t.Fatal(err)
+	}
+	waitVaultCondition(t, env, ns, api.ConditionStalled, "", "refusing users")
+
+	u, _, err := getCR(ctx, env, vaultGVK, ns, "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanned := map[string]string{
+		"operator log": op.out.String(),
+		"events":       strings.Join(eventMessages(ctx, t, env, ns, "v"), "\n"),
+		"status":       mustJSON(u.Object["status"]),
+	}
+	if !strings.Contains(scanned["operator log"], `"level":"debug"`) {
+		t.Fatalf("the operator log has no debug lines: the scan would prove little")
+	}
+	for _, want := range []string{"hook leaky", "refusing users"} {
+		if !strings.Contains(scanned["events"], want) || !strings.Contains(scanned["operator log"], want) {
+			t.Errorf("the events and the log should report %q: the scan would prove little", want)
+		}
+	}
+	leaks := map[string]string{}
+	for what, s := range map[string][2]string{"the list's password": {listSecret, "s3cr3t-in-list"}, "the subchart's token": {subSecret, "s3cr3t-of-sub"}} {
+		// The secret's distinctive part catches it raw, quoted and escaped.
+		leaks[what] = s[1]
+		leaks[what+" (base64)"] = base64.StdEncoding.EncodeToString([]byte(s[0]))
+		leaks[what+" (base64url)"] = base64.RawURLEncoding.EncodeToString([]byte(s[0]))
+	}
+	for where, text := range scanned {
+		for what, leak := range leaks {
+			if strings.Contains(text, leak) {
+				t.Errorf("%s contains %s (%q)", where, what, leak)
+			}
+		}
+	}
+	if !strings.Contains(scanned["status"], "[redacted]") {
+		t.Errorf("the status should show where the secrets were: %s", scanned["status"])
+	}
+}
+
+// waitVaultCondition waits until the Vault v has condition typ True for its
+// generation, with reason (if not "") and a message containing msg.
+func waitVaultCondition(t *testing.T, env *testenv.Env, ns, typ string, reason api.Reason, msg string) {
+	t.Helper()
+	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		u, st, err := getCR(ctx, env, vaultGVK, ns, "v")
+		if err != nil {
+			return err
+		}
+		want := metav1.ConditionTrue
+		if typ == api.ConditionReady {
+			want = metav1.ConditionFalse
+		}
+		c := condition(st, typ)
+		if c.Status != want || c.ObservedGeneration != u.GetGeneration() || (reason != "" && c.Reason != string(reason)) || !strings.Contains(c.Message, msg) {
+			return fmt.Errorf("want %s %s %s %q, got %+v", typ, want, reason, msg, st.Conditions)
+		}
+		return nil
+	})
+}
+
+// vaultWithSpec reads the Vault v and sets its spec.
+func vaultWithSpec(t *testing.T, env *testenv.Env, ns string, spec map[string]any) client.Object {
+	t.Helper()
+	u, _, err := getCR(context.Background(), env, vaultGVK, ns, "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Object["spec"] = spec
+	return u
+}
+
+var (
+	redactOpOnce sync.Once
+	redactOpPath string
+	redactOpErr  error
+)
+
+// redactOperatorBinary builds testdata/redactop (chartkeeper with a test
+// hook) once per test run.
+func redactOperatorBinary(t *testing.T) string {
+	t.Helper()
+	redactOpOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "chartkeeper-e2e-redactop-")
+		if err != nil {
+			redactOpErr = err
+			return
+		}
+		redactOpPath = filepath.Join(dir, "redactop")
+		cmd := exec.Command("go", "build", "-o", redactOpPath, "./test/e2e/testdata/redactop")
+		cmd.Dir = testenv.RepoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			redactOpErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if redactOpErr != nil {
+		t.Fatal(redactOpErr)
+	}
+	return redactOpPath
+}
