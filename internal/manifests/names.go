@@ -1,19 +1,33 @@
 package manifests
 
-import "strings"
+import (
+	"strings"
 
-// Plural returns the lower-case plural resource name of a kind, by the
-// English rules Kubernetes tooling uses (WebApp -> webapps, Policy ->
-// policies, Ingress -> ingresses).
+	"k8s.io/gengo/v2/namer"
+	"k8s.io/gengo/v2/types"
+)
+
+// pluralExceptions are the kinds whose resource name is not the regular
+// plural: the list Kubernetes' own code generators (client-gen) give the
+// gengo pluralizer.
+var pluralExceptions = map[string]string{"Endpoints": "Endpoints"}
+
+// unpluralizedSuffixes: a kind ending in one of these is its own plural, as
+// the API machinery's RESTMapper guesses it (meta.UnsafeGuessKindToResource).
+var unpluralizedSuffixes = []string{"endpoints"}
+
+var pluralNamer = namer.NewAllLowercasePluralNamer(pluralExceptions)
+
+// Plural returns the lower-case plural resource name of a kind, as
+// Kubernetes names its own resources: gengo's pluralizer (WebApp ->
+// webapps, Policy -> policies, Ingress -> ingresses, Leaf -> leaves) with
+// the exceptions Kubernetes declares (Endpoints -> endpoints).
 func Plural(kind string) string {
 	k := strings.ToLower(kind)
-	switch {
-	case strings.HasSuffix(k, "s"), strings.HasSuffix(k, "x"), strings.HasSuffix(k, "z"),
-		strings.HasSuffix(k, "ch"), strings.HasSuffix(k, "sh"):
-		return k + "es"
-	case strings.HasSuffix(k, "y") && len(k) > 1 && !strings.ContainsAny(k[len(k)-2:len(k)-1], "aeiou"):
-		return k[:len(k)-1] + "ies"
-	default:
-		return k + "s"
+	for _, s := range unpluralizedSuffixes {
+		if strings.HasSuffix(k, s) {
+			return k
+		}
 	}
+	return pluralNamer.Name(&types.Type{Name: types.Name{Name: kind}})
 }

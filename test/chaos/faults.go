@@ -39,9 +39,13 @@ type Fault struct {
 	// restarted, the object deleted or edited). A fault finds no target
 	// sometimes (no resource in the state it needs): Detail says so.
 	Injected bool `json:"injected"`
-	// Caught: for a kill, the release was seen in the targeted state at the
-	// moment of the kill; for other faults, the same as Injected.
+	// Caught: for a kill, the release was in the targeted state when the
+	// operator died (AfterKill is it); for other faults, the same as Injected.
 	Caught bool `json:"caught"`
+	// AfterKill, for a kill, is the status of the release's latest revision
+	// read right after the SIGKILL, before the next operator starts ("none"
+	// without a revision): what the killed operation left behind.
+	AfterKill string `json:"afterKill,omitempty"`
 	// Detail says what was seen or why the fault was not injected.
 	Detail string `json:"detail,omitempty"`
 }
@@ -152,11 +156,21 @@ func (in *injector) killMid(ctx context.Context, k FaultKind, f *Fault) error {
 	if !in.op.kill(down) {
 		return fmt.Errorf("the operator was not running (%v)", err)
 	}
-	f.Injected, f.Caught = true, seen
-	if seen {
+	f.Injected = true
+	f.AfterKill = statusNone
+	if h, herr := releaseHistory(ctx, in.cs, s.key); herr != nil {
+		f.AfterKill = "unknown: " + herr.Error()
+	} else if h.Latest > 0 {
+		f.AfterKill = h.LatestStatus
+	}
+	f.Caught = f.AfterKill == want
+	switch {
+	case f.Caught:
 		f.Detail = "killed while " + want
-	} else {
-		f.Detail = fmt.Sprintf("killed without seeing %s within %s (%v)", want, catchTimeout, err)
+	case seen:
+		f.Detail = fmt.Sprintf("saw %s, but the kill left %s", want, f.AfterKill)
+	default:
+		f.Detail = fmt.Sprintf("killed without seeing %s within %s (%v); left %s", want, catchTimeout, err, f.AfterKill)
 	}
 	return nil
 }

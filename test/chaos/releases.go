@@ -17,7 +17,19 @@ const (
 	statusPendingUpgrade  = "pending-upgrade"
 	statusPendingRollback = "pending-rollback"
 	statusUninstalling    = "uninstalling"
+	// statusNone: the release has no revision stored.
+	statusNone = "none"
 )
+
+// pending reports whether a release status is one Helm leaves while an
+// operation runs.
+func pending(status string) bool {
+	switch status {
+	case statusPendingInstall, statusPendingUpgrade, statusPendingRollback, statusUninstalling:
+		return true
+	}
+	return false
+}
 
 // history is what the release Secrets of one release say.
 type history struct {

@@ -99,6 +99,13 @@ func (rep *Report) Kills() int {
 	})
 }
 
+// PendingKills counts operator kills that left their release's latest
+// revision pending (read right after the kill): kills that caught an
+// operation half-done, which the next operator must unlock or finish.
+func (rep *Report) PendingKills() int {
+	return rep.count(func(f Fault) bool { return f.Injected && pending(f.AfterKill) })
+}
+
 // Restarts counts control-plane components crashed and restarted.
 func (rep *Report) Restarts() int {
 	return rep.count(func(f Fault) bool { return f.Injected && (f.Kind == RestartAPIServer || f.Kind == RestartEtcd) })
@@ -123,8 +130,8 @@ func (rep *Report) Print(out io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "seed %d; %d custom resources in %d namespaces; faults for %.0fs\n", rep.Seed, rep.CRs, rep.Namespaces, rep.FaultSeconds)
-	fmt.Fprintf(out, "operator kills survived: %d; control-plane restarts survived: %d; operator starts: %d (%d exits by itself)\n",
-		rep.Kills(), rep.Restarts(), rep.OperatorStarts, len(rep.OperatorExits))
+	fmt.Fprintf(out, "operator kills survived: %d (%d left a revision pending); control-plane restarts survived: %d; operator starts: %d (%d exits by itself)\n",
+		rep.Kills(), rep.PendingKills(), rep.Restarts(), rep.OperatorStarts, len(rep.OperatorExits))
 	keys := make([]string, 0, len(rep.SpecChanges))
 	for k := range rep.SpecChanges {
 		keys = append(keys, k)

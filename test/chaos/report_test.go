@@ -8,8 +8,9 @@ import (
 
 func TestReportFigures(t *testing.T) {
 	rep := &Report{Seed: 7, CRs: 4, Namespaces: 2, Faults: []Fault{
-		{Kind: KillMidUpgrade, Injected: true, Caught: true},
-		{Kind: KillMidUpgrade, Injected: true},
+		{Kind: KillMidUpgrade, Injected: true, Caught: true, AfterKill: statusPendingUpgrade},
+		{Kind: KillMidUpgrade, Injected: true, AfterKill: statusDeployed},
+		{Kind: KillMidUninstall, Injected: true, AfterKill: statusNone},
 		{Kind: KillMidInstall, Detail: errNoTarget.Error()},
 		{Kind: RestartEtcd, Injected: true, Caught: true},
 		{Kind: DeleteObject, Injected: true, Caught: true},
@@ -17,8 +18,8 @@ func TestReportFigures(t *testing.T) {
 	w := newWorkload(nil, []string{"ns"}, 2)
 	w.slots[0].live = true
 	rep.fill(w, &supervisor{})
-	if rep.Kills() != 2 || rep.Restarts() != 1 {
-		t.Errorf("kills %d, restarts %d; want 2, 1", rep.Kills(), rep.Restarts())
+	if rep.Kills() != 3 || rep.PendingKills() != 1 || rep.Restarts() != 1 {
+		t.Errorf("kills %d (%d left pending), restarts %d; want 3 (1), 1", rep.Kills(), rep.PendingKills(), rep.Restarts())
 	}
 	if rep.Lost != 2 {
 		t.Errorf("lost %d, want 2 (two subjects)", rep.Lost)
@@ -27,7 +28,7 @@ func TestReportFigures(t *testing.T) {
 		t.Errorf("checked %d (%d live, %d deleted), want 2 (1, 1)", rep.ReleasesChecked, rep.LiveChecked, rep.DeletedChecked)
 	}
 	kinds, tried, injected, caught := rep.FaultCounts()
-	if len(kinds) != 4 || tried[KillMidUpgrade] != 2 || injected[KillMidInstall] != 0 || caught[KillMidUpgrade] != 1 {
+	if len(kinds) != 5 || tried[KillMidUpgrade] != 2 || injected[KillMidInstall] != 0 || caught[KillMidUpgrade] != 1 {
 		t.Errorf("counts: kinds %v, tried %v, injected %v, caught %v", kinds, tried, injected, caught)
 	}
 	var out strings.Builder
@@ -41,7 +42,7 @@ func TestReportFigures(t *testing.T) {
 	if row != "2 2 1" {
 		t.Errorf("the mid-upgrade row reads %q, want 2 tried, 2 injected, 1 caught:\n%s", row, out.String())
 	}
-	for _, want := range []string{"lost: 2", "PROBLEM Secret ns/x: leaked"} {
+	for _, want := range []string{"operator kills survived: 3 (1 left a revision pending)", "lost: 2", "PROBLEM Secret ns/x: leaked"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}

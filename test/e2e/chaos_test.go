@@ -69,6 +69,17 @@ func TestChaosShort(t *testing.T) {
 			t.Errorf("%s: never injected", k)
 		}
 	}
+	// A kill that never caught an operation half-done proves nothing about
+	// unlocking: at least one must have left its release's latest revision
+	// pending (read right after the kill, before the next operator).
+	if rep.PendingKills() == 0 {
+		t.Errorf("no kill left a revision pending (%d kills): the run never tested recovery from a half-done operation", rep.Kills())
+	}
+	for _, f := range rep.Faults {
+		if f.Caught && (f.Kind == chaos.KillMidInstall || f.Kind == chaos.KillMidUpgrade || f.Kind == chaos.KillMidRollback || f.Kind == chaos.KillMidUninstall) && f.AfterKill == "" {
+			t.Errorf("%s on %s: caught, but no status read after the kill", f.Kind, f.Target)
+		}
+	}
 	if rep.Failed == 0 || rep.Explained != rep.Failed {
 		t.Errorf("specs that cannot be released: %d, explained %d", rep.Failed, rep.Explained)
 	}

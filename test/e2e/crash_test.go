@@ -107,35 +107,136 @@ func releaseSecrets(t *testing.T, env *testenv.Env, ns, name string) []corev1.Se
 	return secrets.Items
 }
 
-// Stopping the operator leaves the released app running, untouched.
+// Stopping the operator leaves the released app running, untouched: after
+// the stop, until the cluster's own controllers have demonstrably acted
+// (the garbage collector collected a canary; the ReplicaSet controller
+// replaced a deleted Pod of the app and it became Ready), no object of the
+// release and no stored revision was deleted, recreated or written (same
+// UID, same resourceVersion, same generation for the Deployment, whose
+// status the Pod replacement updates).
 func TestAppKeepsRunningWithoutTheOperator(t *testing.T) {
 	env, ns, op := appFixture(t, testWatches())
 	ctx := context.Background()
-	if err := env.Client.Create(ctx, newApp(ns, "calm", map[string]any{"replicas": 2})); err != nil {
+	if err := env.Client.Create(ctx, newApp(ns, "calm", map[string]any{"replicas": 2, "configMaps": 2})); err != nil {
 		t.Fatal(err)
 	}
 	waitReady(t, env, ns, "calm", 1)
-	before := &appsv1.Deployment{}
-	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "calm"}, before); err != nil {
-		t.Fatal(err)
+	before := releasedSnapshot(t, env, ns)
+	if len(before) < 6 { // Deployment, Service, 3 ConfigMaps, 1 revision
+		t.Fatalf("the release holds too little to watch: %v", before)
 	}
 	if err := op.interrupt(t, 30*time.Second); err != nil {
 		t.Fatalf("operator exit: %v", err)
 	}
-	time.Sleep(3 * time.Second)
-	after := &appsv1.Deployment{}
-	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "calm"}, after); err != nil {
-		t.Fatalf("deployment gone without the operator: %v", err)
+
+	// The garbage collector acts on the namespace after the stop.
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "canary-owner"}}
+	if err := env.Client.Create(ctx, owner); err != nil {
+		t.Fatal(err)
 	}
-	if after.UID != before.UID || after.Generation != before.Generation || after.Status.AvailableReplicas != 2 {
-		t.Errorf("deployment changed: uid %s->%s generation %d->%d available %d", before.UID, after.UID, before.Generation, after.Generation, after.Status.AvailableReplicas)
+	canary := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "canary",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}}}}
+	if err := env.Client.Create(ctx, canary); err != nil {
+		t.Fatal(err)
 	}
-	if got := latestReleaseStatus(t, env, ns, "calm"); got != "deployed" {
-		t.Errorf("release %s", got)
+	if err := env.Client.Delete(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	// The app heals without the operator: a deleted Pod is replaced and Ready.
+	var pods corev1.PodList
+	if err := env.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil || len(pods.Items) == 0 {
+		t.Fatalf("the app's Pods: %d (%v)", len(pods.Items), err)
+	}
+	victim := pods.Items[0]
+	if err := env.Client.Delete(ctx, &victim); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(canary), &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the garbage collector has not collected the canary yet (%v)", err)
+		}
+		var pods corev1.PodList
+		if err := env.Client.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		ready := 0
+		for _, p := range pods.Items {
+			if p.UID == victim.UID {
+				return fmt.Errorf("pod %s not deleted yet", p.Name)
+			}
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && p.DeletionTimestamp == nil {
+					ready++
+				}
+			}
+		}
+		d := &appsv1.Deployment{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "calm"}, d); err != nil {
+			return err
+		}
+		if ready != 2 || d.Status.AvailableReplicas != 2 {
+			return fmt.Errorf("%d Pods Ready, %d available, want 2", ready, d.Status.AvailableReplicas)
+		}
+		return nil
+	})
+
+	after := releasedSnapshot(t, env, ns)
+	for k, b := range before {
+		if a, ok := after[k]; !ok {
+			t.Errorf("%s: gone without the operator", k)
+		} else if a != b {
+			t.Errorf("%s: changed without the operator: %s -> %s", k, b, a)
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			t.Errorf("%s: appeared without the operator", k)
+		}
 	}
 	// Deleting the App needs an operator to remove the finalizer.
 	startOperator(t, env, testWatches())
 	deleteApps(t, env, ns)
+}
+
+// releasedSnapshot identifies what a release in ns holds: its Deployments
+// (UID and generation: their status changes with the Pods), Services and
+// ConfigMaps (UID and resourceVersion), and its stored revisions (Helm's
+// Secrets, UID and resourceVersion), keyed by kind and name.
+func releasedSnapshot(t *testing.T, env *testenv.Env, ns string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	snap := map[string]string{}
+	var deps appsv1.DeploymentList
+	var svcs corev1.ServiceList
+	var cms corev1.ConfigMapList
+	var secrets corev1.SecretList
+	for _, l := range []client.ObjectList{&deps, &svcs, &cms, &secrets} {
+		if err := env.Client.List(ctx, l, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	released := func(o metav1.Object) bool { return o.GetAnnotations()["meta.helm.sh/release-name"] != "" }
+	for _, d := range deps.Items {
+		if released(&d) {
+			snap["Deployment "+d.Name] = fmt.Sprintf("uid %s generation %d", d.UID, d.Generation)
+		}
+	}
+	for _, s := range svcs.Items {
+		if released(&s) {
+			snap["Service "+s.Name] = fmt.Sprintf("uid %s rv %s", s.UID, s.ResourceVersion)
+		}
+	}
+	for _, c := range cms.Items {
+		if released(&c) {
+			snap["ConfigMap "+c.Name] = fmt.Sprintf("uid %s rv %s", c.UID, c.ResourceVersion)
+		}
+	}
+	for _, s := range secrets.Items {
+		if s.Labels["owner"] == "helm" {
+			snap["Secret "+s.Name] = fmt.Sprintf("uid %s rv %s status %s", s.UID, s.ResourceVersion, s.Labels["status"])
+		}
+	}
+	return snap
 }
 
 // Objects of a release that its deployed revision does not hold (what an

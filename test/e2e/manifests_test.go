@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -103,35 +102,5 @@ func checkManagerLockedDown(t *testing.T, env *testenv.Env) {
 				t.Errorf("%s/%s: capabilities are not all dropped", pod.Name, c.Name)
 			}
 		}
-	}
-}
-
-// The manager image's last stage runs as a numeric non-root user (a
-// Deployment's runAsNonRoot can only verify a numeric one) on a base image
-// without a shell or package manager.
-func TestManagerImageRunsAsNonRoot(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "Dockerfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var from, user string
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		switch strings.ToUpper(f[0]) {
-		case "FROM":
-			from, user = f[1], "" // a new stage starts as root
-		case "USER":
-			user = f[1]
-		}
-	}
-	if !strings.HasPrefix(from, "gcr.io/distroless/static") {
-		t.Errorf("final stage FROM %s, want a distroless static image", from)
-	}
-	uid, _, _ := strings.Cut(user, ":")
-	if n, err := strconv.Atoi(uid); err != nil || n == 0 {
-		t.Errorf("final stage USER %q, want a numeric non-root uid", user)
 	}
 }
