@@ -55,6 +55,10 @@ const (
 	// ReasonHooksSkipped: the BeforeUninstall hooks were skipped on request
 	// (annotation chartkeeper.dev/skip-uninstall-hooks: "true").
 	ReasonHooksSkipped Reason = "HooksSkipped"
+	// ReasonChangedOutside: the latest revision carries the desired digest
+	// label but was not made from the desired chart and values (a hand
+	// helm upgrade); it is upgraded back.
+	ReasonChangedOutside Reason = "ChangedOutsideChartkeeper"
 )
 
 // Reasons lists every declared reason.
@@ -70,6 +74,7 @@ func Reasons() []Reason {
 		ReasonSuspended, ReasonAnnotationRefused,
 		ReasonDriftDetected, ReasonInvalidDriftMode,
 		ReasonHooksSkipped,
+		ReasonChangedOutside,
 	}
 }
 

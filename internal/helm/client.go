@@ -180,6 +180,8 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 	up.Namespace, up.MaxHistory, up.Timeout = r.Namespace, r.MaxHistory, r.Timeout
 	up.Labels, up.PostRenderer, up.Description = r.Labels, r.PostRenderer, r.Description
 	up.DisableHooks, up.Force = r.DisableHooks, r.Force
+	// Empty values must not make Helm copy the previous revision's.
+	up.ResetValues = true
 	ctx, cancel := Bound(ctx, r.Timeout)
 	// Not canceled on return: Helm's upgrade watches the context in a
 	// goroutine that, seeing it canceled before it has seen the upgrade

@@ -125,6 +125,7 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 		if objs, perr := parseManifest(rel.Manifest, s.d.ref.Namespace, e.helm.Mapper()); perr == nil {
 			e.manifests.put(key, rel.Version, objs)
 		}
+		e.proofs.put(key, rel.Version, prove(rel, s.t.Watch.Chart, s.d.values))
 	}
 	a.succeeded(s, out)
 	s.backoffCleared(string(a.kind()), phaseOf(a.hooksBefore(s)))

@@ -56,6 +56,9 @@ func decide(o Observation, p policyOf) Decision {
 		if d, blocked := retryGate(o, p, state); blocked {
 			return d
 		}
+		if o.OutOfBand != "" && state == StateOutOfSync {
+			return Decision{State: state, Action: ActionUpgrade, Reason: api.ReasonChangedOutside, Message: o.OutOfBand}
+		}
 		return Decision{State: state, Action: ActionUpgrade, Reason: api.ReasonProgressing,
 			Message: fmt.Sprintf("revision %d does not match the desired chart and values", l.Version)}
 	}

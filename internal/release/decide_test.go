@@ -113,6 +113,13 @@ func TestDecide(t *testing.T) {
 		}, nil, Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted}},
 		{"changed digest upgrades", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, old) }, nil,
 			Decision{State: StateOutOfSync, Action: ActionUpgrade}},
+		{"a revision changed outside chartkeeper is upgraded back, naming it", func(o *Observation) {
+			o.Latest, o.OutOfBand = rev(2, helmrelease.StatusDeployed, ""), `revision 2 was made outside chartkeeper ("Upgrade complete")`
+		}, nil, Decision{State: StateOutOfSync, Action: ActionUpgrade, Reason: api.ReasonChangedOutside}},
+		{"a revision changed outside chartkeeper waits out a backoff", func(o *Observation) {
+			o.Latest, o.OutOfBand = rev(4, helmrelease.StatusDeployed, ""), "revision 4 was made outside chartkeeper"
+			o.Failures, o.FailedDigest, o.LastFailure = 2, want, t0.Add(-5*time.Second)
+		}, nil, Decision{State: StateOutOfSync, RequeueAfter: 15 * time.Second, Reason: api.ReasonBackoff}},
 		{"rolled back after failure waits for backoff", func(o *Observation) {
 			o.Latest = rev(4, helmrelease.StatusDeployed, old)
 			o.Failures, o.FailedDigest, o.LastFailure = 2, want, t0.Add(-5*time.Second)

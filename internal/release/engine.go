@@ -45,6 +45,7 @@ type Engine struct {
 	manifests *manifestCache
 	drift     *driftTracker
 	ready     *objectMemo[readyAt]
+	proofs    *proofCache
 }
 
 // Option configures NewEngine.
@@ -91,6 +92,7 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 		manifests: newManifestCache(),
 		drift:     newDriftTracker(),
 		ready:     newObjectMemo[readyAt](),
+		proofs:    newProofCache(),
 	}
 	for _, o := range opts {
 		o(e)
@@ -124,6 +126,7 @@ func (e *Engine) Forget(ref watches.ReleaseRef) {
 	e.manifests.forget(k)
 	e.drift.baseline.forget(k)
 	e.ready.forget(k)
+	e.proofs.forget(k)
 }
 
 // objectMemo remembers something per released object (by UID), grouped by

@@ -21,6 +21,13 @@ import (
 type faultyHelm struct {
 	Helm
 	fail map[string]error
+	// gets counts the revisions decoded (Get).
+	gets int
+}
+
+func (f *faultyHelm) Get(ctx context.Context, name, ns string, version int) (*helmrelease.Release, error) {
+	f.gets++
+	return f.Helm.Get(ctx, name, ns, version)
 }
 
 func (f *faultyHelm) Install(ctx context.Context, r helm.Request) (*helmrelease.Release, error) {

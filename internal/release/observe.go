@@ -156,6 +156,12 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if o.Deleting || o.Latest.Status != helmrelease.StatusDeployed || o.Latest.Digest != d.digest {
 		return o, nil, nil
 	}
+	if p, err := e.provenanceOf(ctx, t, d, l.Version); err != nil {
+		return o, nil, err
+	} else if !p.verified { // the label was inherited: out of sync
+		o.Latest.Digest, o.OutOfBand = "", outOfBandMessage(l.Version, p)
+		return o, nil, nil
+	}
 	objs, err := e.objects(ctx, d.ref, l.Version)
 	if err != nil {
 		return o, nil, err

@@ -126,6 +126,11 @@ type Observation struct {
 	// SkipUninstallHooks: the resource is annotated to be deleted without
 	// its BeforeUninstall hooks (api.AnnotationSkipUninstallHooks).
 	SkipUninstallHooks bool
+	// OutOfBand: Latest carries the desired digest label but was not made
+	// from the desired chart and values (a person's helm upgrade inherits
+	// the label); it says what Helm recorded of it (provenance.go). Its
+	// Digest is then "".
+	OutOfBand string
 }
 
 // failures returns the failures counted for the desired digest: a change of

@@ -83,6 +83,9 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 		s.countFailure(s.dec.Message)
 		e.event(obj, true, s.dec.Reason, "%s", s.dec.Message)
 	}
+	if s.dec.Reason == api.ReasonChangedOutside && s.dec.Action != ActionNone {
+		e.event(obj, true, api.ReasonChangedOutside, "%s", s.d.redact.Redact(s.dec.Message))
+	}
 	a := actionFor(s.dec)
 	if err := s.hooksBefore(ctx, a); err != nil {
 		return s.hookFailed(res, phaseOf(a.hooksBefore(s)), err), nil
