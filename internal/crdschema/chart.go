@@ -8,6 +8,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/chartkeeper/chartkeeper/internal/values"
 )
 
 // FromChart returns the structural schema of a custom resource's spec
@@ -66,7 +68,7 @@ func chartSchema(ch *chart.Chart, a at, u usage, warns *[]Warning) (apiextv1.JSO
 		return out, nil // free-form: subcharts' values are taken as they are
 	}
 	for _, sub := range ch.Dependencies() {
-		key := subchartKey(ch, sub)
+		key := values.SubchartKey(ch, sub)
 		if _, named := out.Properties[key]; named {
 			continue
 		}

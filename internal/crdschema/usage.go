@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
+
+	"github.com/chartkeeper/chartkeeper/internal/values"
 )
 
 // valuesRef matches a reference into .Values and captures its dotted path.
@@ -36,7 +38,7 @@ func (u usage) scan(ch *chart.Chart, prefix string) {
 		}
 	}
 	for _, sub := range ch.Dependencies() {
-		u.scan(sub, join(prefix, subchartKey(ch, sub)))
+		u.scan(sub, join(prefix, values.SubchartKey(ch, sub)))
 	}
 }
 
@@ -57,18 +59,6 @@ func (u usage) open(path string) bool {
 			path = path[:i]
 		}
 	}
-}
-
-// subchartKey is the values key of a subchart: its alias, else its name.
-func subchartKey(parent, sub *chart.Chart) string {
-	if parent.Metadata != nil {
-		for _, d := range parent.Metadata.Dependencies {
-			if d.Name == sub.Name() && d.Alias != "" {
-				return d.Alias
-			}
-		}
-	}
-	return sub.Name()
 }
 
 func join(prefix, key string) string {

@@ -45,7 +45,7 @@ func secretPaths(ch *chart.Chart) []secretPath {
 		w.walk(schema, nil)
 	}
 	for _, sub := range ch.Dependencies() {
-		key := subchartKey(ch, sub)
+		key := SubchartKey(ch, sub)
 		for _, p := range secretPaths(sub) {
 			if len(p) > 0 && !p[0].any && p[0].key == "global" {
 				paths = append(paths, p) // Helm hands the parent's global down
@@ -58,9 +58,9 @@ func secretPaths(ch *chart.Chart) []secretPath {
 	return paths
 }
 
-// subchartKey is where a subchart's values live in its parent's: its alias
+// SubchartKey is where a subchart's values live in its parent's: its alias
 // if the parent gives one, else its name.
-func subchartKey(parent, sub *chart.Chart) string {
+func SubchartKey(parent, sub *chart.Chart) string {
 	if parent.Metadata != nil {
 		for _, d := range parent.Metadata.Dependencies {
 			if d.Name == sub.Name() && d.Alias != "" {

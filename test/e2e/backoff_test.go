@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -91,18 +89,8 @@ func TestFailingBeforeUninstallHookHoldsDeletionUntilSkipped(t *testing.T) {
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())
 	ns := env.Namespace(t)
-	bin := filepath.Join(t.TempDir(), "hookfail")
-	build := exec.Command("go", "build", "-o", bin, "./test/e2e/testdata/hookfail")
-	build.Dir = testenv.RepoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	probe := freeAddr(t)
-	cmd := exec.Command(bin, "run", "--kubeconfig", operatorKubeconfig(t, env, backoffWatches()), "--watches-file", backoffWatches(),
-		"--health-probe-bind-address", probe, "--metrics-bind-address", "0")
-	cmd.Env = append(os.Environ(), "WATCH_NAMESPACE="+ns)
-	p := start(t, cmd)
-	p.eventually(t, time.Minute, get200("http://"+probe+"/readyz"))
+	startBinaryEnv(t, buildBinary(t, "./test/e2e/testdata/hookfail"), []string{"WATCH_NAMESPACE=" + ns},
+		operatorKubeconfig(t, env, backoffWatches()), backoffWatches(), "--metrics-bind-address", "0")
 	ctx := context.Background()
 	t.Cleanup(func() { releaseFinalizer(t, env, ns, "held") }) // runs before the operator stops
 

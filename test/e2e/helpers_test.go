@@ -19,32 +19,41 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// builds holds one build per package path (a *build).
+var builds sync.Map
+
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
 
 // operatorBinary builds cmd/chartkeeper once per test binary.
-func operatorBinary(t *testing.T) string {
+func operatorBinary(t *testing.T) string { return buildBinary(t, "./cmd/chartkeeper") }
+
+// buildBinary builds the command in pkg (a path from the repository root)
+// once per test binary and returns the binary's path.
+func buildBinary(t *testing.T, pkg string) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	v, _ := builds.LoadOrStore(pkg, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "chartkeeper-e2e-bin-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "chartkeeper")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/chartkeeper")
+		b.path = filepath.Join(dir, filepath.Base(pkg))
+		cmd := exec.Command("go", "build", "-o", b.path, pkg)
 		cmd.Dir = testenv.RepoRoot()
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
 
 // freeAddr returns a free loopback address no other caller got.

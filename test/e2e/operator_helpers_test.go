@@ -75,16 +75,37 @@ func startOperatorAs(t *testing.T, kubeconfig, watchesFile string, extra ...stri
 // the test's (WATCH_NAMESPACE, say).
 func startOperatorEnv(t *testing.T, environ []string, kubeconfig, watchesFile string, extra ...string) *process {
 	t.Helper()
+	return startBinaryEnv(t, operatorBinary(t), environ, kubeconfig, watchesFile, extra...)
+}
+
+// startBinaryEnv is startOperatorEnv with another build of the operator
+// (one with test hooks, say: see buildBinary).
+func startBinaryEnv(t *testing.T, bin string, environ []string, kubeconfig, watchesFile string, extra ...string) *process {
+	t.Helper()
 	probe := freeAddr(t)
 	args := append([]string{"run", "--kubeconfig", kubeconfig, "--watches-file", watchesFile,
 		"--health-probe-bind-address", probe}, extra...)
-	cmd := exec.Command(operatorBinary(t), args...)
+	cmd := exec.Command(bin, args...)
 	if environ != nil {
 		cmd.Env = append(os.Environ(), environ...)
 	}
 	p := start(t, cmd)
 	p.eventually(t, time.Minute, get200("http://"+probe+"/readyz"))
 	return p
+}
+
+// kindFixture is the set-up of a test of the kinds of one watches file:
+// their CRDs, a fresh namespace, and an operator confined to it with the
+// generated RBAC. At the end the resources of kinds are deleted while the
+// operator still runs (so finalizers go), then the operator is stopped.
+func kindFixture(t *testing.T, watchesFile string, kinds ...schema.GroupVersionKind) (*testenv.Env, string, *process) {
+	t.Helper()
+	env := testenv.Cluster(t)
+	installCRDs(t, env, watchesFile)
+	ns := env.Namespace(t)
+	p := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile, "--metrics-bind-address", "0")
+	t.Cleanup(func() { deleteAll(t, env, ns, kinds) })
+	return env, ns, p
 }
 
 // appFixture is the set-up of a test of App releases: the shared cluster

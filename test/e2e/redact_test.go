@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,10 +30,8 @@ func TestNestedAndSubchartSecretsAreRedacted(t *testing.T) {
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-redact.yaml")
 	installCRDs(t, env, watchesFile)
 	ns := env.Namespace(t)
-	probe := freeAddr(t)
-	op := start(t, exec.Command(redactOperatorBinary(t), "run", "--kubeconfig", operatorKubeconfig(t, env, watchesFile),
-		"--watches-file", watchesFile, "--health-probe-bind-address", probe, "--metrics-bind-address", "0", "--zap-log-level=debug"))
-	op.eventually(t, time.Minute, get200("http://"+probe+"/readyz"))
+	op := startBinaryEnv(t, buildBinary(t, "./test/e2e/testdata/redactop"), []string{"WATCH_NAMESPACE=" + ns},
+		operatorKubeconfig(t, env, watchesFile), watchesFile, "--metrics-bind-address", "0", "--zap-log-level=debug")
 	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{vaultGVK}) })
 
 	// Quotes and HTML characters: their escaped forms differ from the raw.
@@ -124,33 +119,4 @@ func vaultWithSpec(t *testing.T, env *testenv.Env, ns string, spec map[string]an
 	}
 	u.Object["spec"] = spec
 	return u
-}
-
-var (
-	redactOpOnce sync.Once
-	redactOpPath string
-	redactOpErr  error
-)
-
-// redactOperatorBinary builds testdata/redactop (chartkeeper with a test
-// hook) once per test run.
-func redactOperatorBinary(t *testing.T) string {
-	t.Helper()
-	redactOpOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "chartkeeper-e2e-redactop-")
-		if err != nil {
-			redactOpErr = err
-			return
-		}
-		redactOpPath = filepath.Join(dir, "redactop")
-		cmd := exec.Command("go", "build", "-o", redactOpPath, "./test/e2e/testdata/redactop")
-		cmd.Dir = testenv.RepoRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			redactOpErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if redactOpErr != nil {
-		t.Fatal(redactOpErr)
-	}
-	return redactOpPath
 }

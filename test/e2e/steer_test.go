@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -197,12 +196,7 @@ func TestSuspendHoldsTheReleaseAndDeletionStillUninstalls(t *testing.T) {
 // chartkeeper does not know is refused with a condition naming it, before
 // anything is installed.
 func TestHelmOperatorAnnotations(t *testing.T) {
-	env := testenv.Cluster(t)
-	wf := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-timeout.yaml")
-	installCRDs(t, env, wf)
-	ns := env.Namespace(t)
-	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, wf), wf, "--metrics-bind-address", "0")
-	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{hookAppGVK}) })
+	env, ns, _ := kindFixture(t, timeoutWatches(), hookAppGVK)
 	ctx := context.Background()
 
 	nohooks := newCR(hookAppGVK, ns, "nohooks", map[string]any{})

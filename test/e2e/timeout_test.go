@@ -15,6 +15,11 @@ import (
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
+// timeoutWatches is the watch of HookApp: a 20s action timeout, one worker.
+func timeoutWatches() string {
+	return filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-timeout.yaml")
+}
+
 var hookAppGVK = schema.GroupVersionKind{Group: "test.chartkeeper.dev", Version: "v1", Kind: "HookApp"}
 
 // A chart hook Job that never completes (its pod is Pending: no node
@@ -23,12 +28,7 @@ var hookAppGVK = schema.GroupVersionKind{Group: "test.chartkeeper.dev", Version:
 // the kind is freed, so another resource of the same kind, its hook turned
 // off by values, still installs and becomes Ready.
 func TestHookThatNeverCompletesTimesOut(t *testing.T) {
-	env := testenv.Cluster(t)
-	wf := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-timeout.yaml")
-	installCRDs(t, env, wf)
-	ns := env.Namespace(t)
-	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, wf), wf, "--metrics-bind-address", "0")
-	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{hookAppGVK}) })
+	env, ns, _ := kindFixture(t, timeoutWatches(), hookAppGVK)
 	ctx := context.Background()
 
 	if err := env.Client.Create(ctx, newCR(hookAppGVK, ns, "stuck", map[string]any{})); err != nil {
