@@ -55,6 +55,10 @@ const (
 	// ReasonHooksSkipped: the BeforeUninstall hooks were skipped on request
 	// (annotation chartkeeper.dev/skip-uninstall-hooks: "true").
 	ReasonHooksSkipped Reason = "HooksSkipped"
+	// ReasonReleaseOwnedByAnother: the release this resource would use
+	// belongs to another custom resource (named), or was made outside
+	// chartkeeper and the watch does not adopt it: nothing is done to it.
+	ReasonReleaseOwnedByAnother Reason = "ReleaseOwnedByAnother"
 )
 
 // Reasons lists every declared reason.
@@ -70,6 +74,7 @@ func Reasons() []Reason {
 		ReasonSuspended, ReasonAnnotationRefused,
 		ReasonDriftDetected, ReasonInvalidDriftMode,
 		ReasonHooksSkipped,
+		ReasonReleaseOwnedByAnother,
 	}
 }
 
