@@ -45,6 +45,8 @@ type Engine struct {
 	manifests *manifestCache
 	drift     *driftTracker
 	ready     *objectMemo[readyAt]
+	// descriptions remembers who revisions' descriptions name (owner.go).
+	descriptions *descriptionCache
 }
 
 // Option configures NewEngine.
@@ -91,6 +93,8 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 		manifests: newManifestCache(),
 		drift:     newDriftTracker(),
 		ready:     newObjectMemo[readyAt](),
+
+		descriptions: newDescriptionCache(),
 	}
 	for _, o := range opts {
 		o(e)
@@ -124,6 +128,7 @@ func (e *Engine) Forget(ref watches.ReleaseRef) {
 	e.manifests.forget(k)
 	e.drift.baseline.forget(k)
 	e.ready.forget(k)
+	e.descriptions.forget(k)
 }
 
 // objectMemo remembers something per released object (by UID), grouped by
