@@ -25,9 +25,13 @@ func TestTwoKindsNeverShareARelease(t *testing.T) {
 	wf := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-twokinds.yaml")
 	installCRDs(t, env, wf)
 	ns := env.Namespace(t)
-	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, wf), wf, "--metrics-bind-address", "0")
+	op := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, wf), wf, "--metrics-bind-address", "0")
 	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{hookAppGVK, appGVK}) })
 	ctx := context.Background()
+	// The watches file was found to allow it: a warning at start.
+	if out := op.out.String(); !strings.Contains(out, "release names can collide") || !strings.Contains(out, "App (entry 0) and HookApp (entry 1)") {
+		t.Errorf("no warning that App and HookApp releases can collide:\n%s", out)
+	}
 
 	if err := env.Client.Create(ctx, newApp(ns, "db", map[string]any{})); err != nil {
 		t.Fatal(err)
@@ -116,4 +120,39 @@ func TestHandInstalledReleaseIsNotTakenOver(t *testing.T) {
 		t.Fatalf("the hand-installed release after deleting App web: %s", out)
 	}
 	helmCmd(t, env, "uninstall", "web", "-n", ns)
+}
+
+// With adopt: true on the watch, a release a person installed under the
+// name a resource uses is taken over: upgraded to the resource's values,
+// then the resource's (deleting it uninstalls the release).
+func TestHandInstalledReleaseIsAdoptedWhenTheWatchSaysSo(t *testing.T) {
+	env := testenv.Cluster(t)
+	wf := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-adopt.yaml")
+	installCRDs(t, env, wf)
+	ns := env.Namespace(t)
+	chart := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "charts", "app")
+	helmCmd(t, env, "install", "web", chart, "-n", ns, "--set", "data=by-hand")
+	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, wf), wf, "--metrics-bind-address", "0")
+	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{appGVK}) })
+	ctx := context.Background()
+
+	if err := env.Client.Create(ctx, newApp(ns, "web", map[string]any{"data": "adopted"})); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, env, ns, "web", 2)
+	if out := helmCmd(t, env, "get", "values", "web", "-n", ns, "-o", "json"); !strings.Contains(out, `"adopted"`) {
+		t.Fatalf("the adopted release runs other values: %s", out)
+	}
+	if err := env.Client.Delete(ctx, newApp(ns, "web", nil)); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		if _, _, err := getApp(ctx, env, ns, "web"); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("App web still there (%v)", err)
+		}
+		return nil
+	})
+	if out := helmCmd(t, env, "list", "-n", ns, "-q"); strings.Contains(out, "web") {
+		t.Fatalf("the adopted release outlived its resource: %s", out)
+	}
 }
