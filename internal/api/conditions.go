@@ -59,6 +59,10 @@ const (
 	// label but was not made from the desired chart and values (a hand
 	// helm upgrade); it is upgraded back.
 	ReasonChangedOutside Reason = "ChangedOutsideChartkeeper"
+	// ReasonReleaseOwnedByAnother: the release this resource would use
+	// belongs to another custom resource (named), or was made outside
+	// chartkeeper and the watch does not adopt it: nothing is done to it.
+	ReasonReleaseOwnedByAnother Reason = "ReleaseOwnedByAnother"
 )
 
 // Reasons lists every declared reason.
@@ -75,6 +79,7 @@ func Reasons() []Reason {
 		ReasonDriftDetected, ReasonInvalidDriftMode,
 		ReasonHooksSkipped,
 		ReasonChangedOutside,
+		ReasonReleaseOwnedByAnother,
 	}
 }
 

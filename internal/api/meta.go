@@ -29,6 +29,10 @@ const (
 	// Go hooks and uninstall (a hook that keeps failing cannot wedge the
 	// deletion).
 	AnnotationSkipUninstallHooks = "chartkeeper.dev/skip-uninstall-hooks"
+	// LabelOwnerUID on a release Secret is the UID of the custom resource
+	// whose release it is: another resource that would use the same
+	// release is refused (docs/release-engine.md, Ownership).
+	LabelOwnerUID = "chartkeeper.dev/owner-uid"
 )
 
 // Annotations a person puts on a custom resource to steer it without

@@ -81,6 +81,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	log := zap.New(zap.UseFlagOptions(&f.zap))
 	ctrl.SetLogger(log)
 	log.Info("starting chartkeeper", "version", version.String(), "watchesFile", f.watchesFile, "watches", len(ws))
+	for _, w := range watches.Collisions(ws) {
+		log.Info("warning: release names can collide", "watchesFile", f.watchesFile, "warning", w)
+	}
 
 	cfg, err := restConfig(f.kubeconfig)
 	if err != nil {

@@ -242,6 +242,9 @@ func (s *step) request() (helm.Request, error) {
 	if k, ok := owner.KindLabel(); ok {
 		labels[api.LabelOwnerKind] = k
 	}
+	if owner.UID != "" {
+		labels[api.LabelOwnerUID] = string(owner.UID)
+	}
 	return helm.Request{
 		Name:       s.d.ref.Name,
 		Namespace:  s.d.ref.Namespace,

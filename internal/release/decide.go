@@ -30,6 +30,9 @@ func decide(o Observation, p policyOf) Decision {
 	if o.ValuesError != nil {
 		return Decision{State: StateStalled, Reason: api.ReasonInvalidValues, Message: o.ValuesError.Error()}
 	}
+	if o.Owner.refused() {
+		return Decision{State: StateStalled, Reason: api.ReasonReleaseOwnedByAnother, Message: o.Owner.message(), RequeueAfter: ownerRecheck}
+	}
 	if o.Latest == nil {
 		if d, blocked := retryGate(o, p, StateAbsent); blocked {
 			return d
@@ -109,6 +112,10 @@ func decidePending(o Observation, p policyOf) Decision {
 }
 
 func decideDeleting(o Observation, p policyOf) Decision {
+	if o.Owner.refused() { // never uninstall what is not ours
+		return Decision{State: StateDeleting, Finished: true, Reason: api.ReasonReleaseOwnedByAnother,
+			Message: "release " + o.Owner.Release + " is not this resource's: left alone"}
+	}
 	if o.Latest != nil {
 		return Decision{State: StateDeleting, Action: ActionUninstall, Reason: api.ReasonDeleting, Message: "uninstalling the release",
 			SkipHooks: o.SkipUninstallHooks}

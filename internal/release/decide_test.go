@@ -181,6 +181,22 @@ func TestDecide(t *testing.T) {
 		}, nil, Decision{State: StateLeftovers, Action: ActionPrune}},
 		{"deleting finishes when all is gone", func(o *Observation) { o.Deleting = true }, nil,
 			Decision{State: StateDeleting, Finished: true}},
+		{"a release another resource owns is refused, and looked at again", func(o *Observation) {
+			o.Owner = ReleaseOwner{Release: "ns/db", By: "App ns/db"}
+		}, nil, Decision{State: StateStalled, RequeueAfter: ownerRecheck, Reason: api.ReasonReleaseOwnedByAnother}},
+		{"a release made outside chartkeeper is refused", func(o *Observation) {
+			o.Owner = ReleaseOwner{Release: "ns/db", Foreign: true}
+		}, nil, Decision{State: StateStalled, RequeueAfter: ownerRecheck, Reason: api.ReasonReleaseOwnedByAnother}},
+		{"refused whatever the failure bookkeeping says", func(o *Observation) {
+			o.Owner = ReleaseOwner{Release: "ns/db", By: "App ns/db"}
+			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Second)
+		}, nil, Decision{State: StateStalled, RequeueAfter: ownerRecheck, Reason: api.ReasonReleaseOwnedByAnother}},
+		{"deleting a refused resource never uninstalls the other's release", func(o *Observation) {
+			o.Deleting, o.Owner = true, ReleaseOwner{Release: "ns/db", By: "App ns/db"}
+		}, nil, Decision{State: StateDeleting, Finished: true, Reason: api.ReasonReleaseOwnedByAnother}},
+		{"deleting a resource refused a hand-made release leaves it", func(o *Observation) {
+			o.Deleting, o.Owner = true, ReleaseOwner{Release: "ns/db", Foreign: true}
+		}, nil, Decision{State: StateDeleting, Finished: true, Reason: api.ReasonReleaseOwnedByAnother}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

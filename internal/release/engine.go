@@ -46,6 +46,8 @@ type Engine struct {
 	drift     *driftTracker
 	ready     *objectMemo[readyAt]
 	proofs    *proofCache
+	// descriptions remembers who revisions' descriptions name (owner.go).
+	descriptions *descriptionCache
 }
 
 // Option configures NewEngine.
@@ -93,6 +95,8 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 		drift:     newDriftTracker(),
 		ready:     newObjectMemo[readyAt](),
 		proofs:    newProofCache(),
+
+		descriptions: newDescriptionCache(),
 	}
 	for _, o := range opts {
 		o(e)
@@ -127,6 +131,7 @@ func (e *Engine) Forget(ref watches.ReleaseRef) {
 	e.drift.baseline.forget(k)
 	e.ready.forget(k)
 	e.proofs.forget(k)
+	e.descriptions.forget(k)
 }
 
 // objectMemo remembers something per released object (by UID), grouped by

@@ -118,6 +118,16 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if err != nil {
 		return o, nil, err
 	}
+	if len(revs) == 0 && !o.Deleting {
+		// Before an install: a release made outside chartkeeper is not in
+		// the label-scoped cache; ask the API server (owner.go).
+		if revs, err = e.helm.Revisions(ctx, e.live, d.ref.Name, d.ref.Namespace); err != nil {
+			return o, nil, err
+		}
+	}
+	if o.Owner, err = e.ownerOf(ctx, t, obj, d.ref, revs); err != nil || o.Owner.refused() {
+		return o, nil, err
+	}
 	latestVersion := 0
 	if len(revs) > 0 {
 		latestVersion = revs[len(revs)-1].Version

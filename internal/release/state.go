@@ -131,7 +131,26 @@ type Observation struct {
 	// the label); it says what Helm recorded of it (provenance.go). Its
 	// Digest is then "".
 	OutOfBand string
+	// Owner, when set, says the release belongs to someone else: nothing
+	// is done to it (Latest is then left nil).
+	Owner ReleaseOwner
 }
+
+// ReleaseOwner names who a release belongs to when it is not this
+// resource (docs/release-engine.md, Ownership).
+type ReleaseOwner struct {
+	// Release is the release, "<namespace>/<name>".
+	Release string
+	// By names the custom resource that owns it ("App team/db"); empty
+	// with Foreign.
+	By string
+	// Foreign: the release was not made by chartkeeper (a person's helm
+	// install) and the watch does not adopt it.
+	Foreign bool
+}
+
+// refused reports whether the release belongs to someone else.
+func (r ReleaseOwner) refused() bool { return r.By != "" || r.Foreign }
 
 // failures returns the failures counted for the desired digest: a change of
 // spec or chart starts the count again.

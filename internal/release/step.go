@@ -112,7 +112,9 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	metrics.States.Set(string(obj.GetUID()), t.Watch.Kind, string(s.dec.State))
 	if res.Finished {
 		metrics.States.Delete(string(obj.GetUID()))
-		e.Forget(s.d.ref)
+		if !s.o.Owner.refused() { // the memory of another's release stays
+			e.Forget(s.d.ref)
+		}
 	}
 	return res, nil
 }

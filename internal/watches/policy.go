@@ -86,6 +86,8 @@ type Policy struct {
 	DriftIgnore      []DriftIgnore
 	UninstallWait    bool
 	UninstallTimeout time.Duration
+	// Adopt: a release made outside chartkeeper is taken over (watch adopt).
+	Adopt bool
 }
 
 // Backoff returns the wait before attempt number failures+1.
@@ -135,6 +137,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 		DriftMode:        DriftCorrect,
 		UninstallWait:    true,
 		UninstallTimeout: DefaultUninstallTimeout,
+		Adopt:            w.Adopt,
 	}
 	if r := w.Remediation; r != nil {
 		p.Retries = intOr(r.Retries, DefaultRetries)

@@ -63,6 +63,10 @@ type Watch struct {
 	// Scope allows released objects outside the release namespace. Default:
 	// only the release namespace, nothing cluster-scoped.
 	Scope *Scope `json:"scope,omitempty"`
+	// Adopt lets a resource take over a release of its name that was made
+	// outside chartkeeper (a person's helm install). Default false: such a
+	// release is left alone and the resource is refused.
+	Adopt bool `json:"adopt,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`
