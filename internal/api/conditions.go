@@ -55,6 +55,15 @@ const (
 	// ReasonHooksSkipped: the BeforeUninstall hooks were skipped on request
 	// (annotation chartkeeper.dev/skip-uninstall-hooks: "true").
 	ReasonHooksSkipped Reason = "HooksSkipped"
+	// ReasonMissingDependency: an install or upgrade failed before Helm
+	// stored anything because something outside the chart is missing (the
+	// release namespace, the CRD of a kind the chart renders); retried
+	// with backoff.
+	ReasonMissingDependency Reason = "MissingDependency"
+	// ReasonForbidden: an install or upgrade failed before Helm stored
+	// anything because the operator is not allowed a request (RBAC);
+	// retried with backoff.
+	ReasonForbidden Reason = "Forbidden"
 )
 
 // Reasons lists every declared reason.
@@ -70,6 +79,7 @@ func Reasons() []Reason {
 		ReasonSuspended, ReasonAnnotationRefused,
 		ReasonDriftDetected, ReasonInvalidDriftMode,
 		ReasonHooksSkipped,
+		ReasonMissingDependency, ReasonForbidden,
 	}
 }
 
