@@ -18,7 +18,7 @@ import (
 )
 
 // A first install that is not Ready within the readiness timeout (15s
-// here; its claim stays Pending, there is no storage class) says so, Ready
+// here; its Pods ask for a node that does not exist) says so, Ready
 // False ReadinessTimeout, and keeps waiting: over a window of several
 // timeouts its revision 1 is the same Secret (never uninstalled and
 // installed again), and no uninstall is recorded.
@@ -26,7 +26,7 @@ func TestSlowFirstInstallIsNotTornDown(t *testing.T) {
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-slowinstall.yaml")
 	env, ns, _ := confinedAppFixture(t, watchesFile)
 	ctx := context.Background()
-	if err := env.Client.Create(ctx, newApp(ns, "slow", map[string]any{"keptVolume": true})); err != nil {
+	if err := env.Client.Create(ctx, newApp(ns, "slow", map[string]any{"nodeSelector": map[string]any{"chartkeeper.dev/no-such-node": "true"}})); err != nil {
 		t.Fatal(err)
 	}
 	secretKey := types.NamespacedName{Namespace: ns, Name: "sh.helm.release.v1.slow.v1"}
