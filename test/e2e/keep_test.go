@@ -119,15 +119,16 @@ func TestLongFailureMessagesStillMakeEvents(t *testing.T) {
 
 // A spec change that drops a kept object (helm.sh/resource-policy: keep)
 // from the chart leaves the object in place: Helm's upgrade keeps it, and
-// chartkeeper's prune of leftovers does not delete it either, however
-// many in-sync steps follow.
+// chartkeeper's prune of leftovers, which looks at ConfigMaps since the
+// release still holds some, does not delete it either, however many
+// in-sync steps follow.
 func TestKeptObjectSurvivesItsRemovalFromTheChart(t *testing.T) {
 	env, ns, _ := confinedAppFixture(t, testWatches())
 	ctx := context.Background()
-	if err := env.Client.Create(ctx, newApp(ns, "dropkeep", map[string]any{"keptVolume": true})); err != nil {
+	if err := env.Client.Create(ctx, newApp(ns, "dropkeep", map[string]any{"keptConfig": true})); err != nil {
 		t.Fatal(err)
 	}
-	pvcKey := types.NamespacedName{Namespace: ns, Name: "dropkeep-data"}
+	key := types.NamespacedName{Namespace: ns, Name: "dropkeep-kept"}
 	var uid types.UID
 	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
 		_, st, err := getApp(ctx, env, ns, "dropkeep")
@@ -137,33 +138,33 @@ func TestKeptObjectSurvivesItsRemovalFromTheChart(t *testing.T) {
 		if c := condition(st, api.ConditionReleased); c.Status != metav1.ConditionTrue {
 			return fmt.Errorf("not released: %+v", st.Conditions)
 		}
-		pvc := &corev1.PersistentVolumeClaim{}
-		if err := env.Client.Get(ctx, pvcKey, pvc); err != nil {
+		cm := &corev1.ConfigMap{}
+		if err := env.Client.Get(ctx, key, cm); err != nil {
 			return err
 		}
-		uid = pvc.UID
+		uid = cm.UID
 		return nil
 	})
-	patchSpec(t, env, ns, "dropkeep", map[string]any{"keptVolume": false})
+	patchSpec(t, env, ns, "dropkeep", map[string]any{"keptConfig": false})
 	waitReady(t, env, ns, "dropkeep", 2)
-	// In sync at revision 2: steps keep looking for leftovers. The claim
+	// In sync at revision 2: steps keep looking for leftovers. The ConfigMap
 	// stays, the same object, for 30s.
 	until := time.Now().Add(30 * time.Second)
 	for i := 0; time.Now().Before(until) && i < 20; i++ {
-		pvc := &corev1.PersistentVolumeClaim{}
-		if err := env.Client.Get(ctx, pvcKey, pvc); err != nil {
-			t.Fatalf("kept claim dropped from the chart: %v", err)
+		cm := &corev1.ConfigMap{}
+		if err := env.Client.Get(ctx, key, cm); err != nil {
+			t.Fatalf("kept ConfigMap dropped from the chart: %v", err)
 		}
-		if pvc.UID != uid || pvc.DeletionTimestamp != nil {
-			t.Fatalf("kept claim replaced (UID %s, was %s) or being deleted (%v)", pvc.UID, uid, pvc.DeletionTimestamp)
+		if cm.UID != uid || cm.DeletionTimestamp != nil {
+			t.Fatalf("kept ConfigMap replaced (UID %s, was %s) or being deleted (%v)", cm.UID, uid, cm.DeletionTimestamp)
 		}
 		var evs eventsv1.EventList
 		if err := env.Client.List(ctx, &evs, client.InNamespace(ns)); err != nil {
 			t.Fatal(err)
 		}
 		for _, ev := range evs.Items {
-			if ev.Regarding.Name == "dropkeep" && ev.Reason == string(api.ReasonPruned) && strings.Contains(ev.Note, "dropkeep-data") {
-				t.Fatalf("kept claim pruned: %s", ev.Note)
+			if ev.Regarding.Name == "dropkeep" && ev.Reason == string(api.ReasonPruned) && strings.Contains(ev.Note, "dropkeep-kept") {
+				t.Fatalf("kept ConfigMap pruned: %s", ev.Note)
 			}
 		}
 		time.Sleep(3 * time.Second)
