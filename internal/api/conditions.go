@@ -63,6 +63,15 @@ const (
 	// belongs to another custom resource (named), or was made outside
 	// chartkeeper and the watch does not adopt it: nothing is done to it.
 	ReasonReleaseOwnedByAnother Reason = "ReleaseOwnedByAnother"
+	// ReasonMissingDependency: an install or upgrade failed before Helm
+	// stored anything because something outside the chart is missing (the
+	// release namespace, the CRD of a kind the chart renders); retried
+	// with backoff.
+	ReasonMissingDependency Reason = "MissingDependency"
+	// ReasonForbidden: an install or upgrade failed before Helm stored
+	// anything because the operator is not allowed a request (RBAC);
+	// retried with backoff.
+	ReasonForbidden Reason = "Forbidden"
 )
 
 // Reasons lists every declared reason.
@@ -80,6 +89,7 @@ func Reasons() []Reason {
 		ReasonHooksSkipped,
 		ReasonChangedOutside,
 		ReasonReleaseOwnedByAnother,
+		ReasonMissingDependency, ReasonForbidden,
 	}
 }
 

@@ -51,6 +51,10 @@ type Status struct {
 	// chartkeeper.dev/reconcile-requested-at acted on (see
 	// AnnotationReconcileRequestedAt).
 	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
+	// BackoffReason is the reason a backed-off failure is reported with
+	// while it waits, when it says more than Backoff (MissingDependency,
+	// Forbidden: what is missing); cleared with the backoff.
+	BackoffReason string `json:"backoffReason,omitempty"`
 }
 
 // ReleaseStatus summarises the release of a custom resource.

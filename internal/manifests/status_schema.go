@@ -63,6 +63,7 @@ func StatusSchema() apiextv1.JSONSchemaProps {
 			"app": {Type: "object", Description: "What Go hooks report about the running application.",
 				XPreserveUnknownFields: ptrBool(true)},
 			"lastHandledReconcileAt": str("The last value of the chartkeeper.dev/reconcile-requested-at annotation acted on."),
+			"backoffReason":          str("The reason a backed-off failure is reported with while it waits (MissingDependency, Forbidden), when it says more than Backoff."),
 		},
 	}
 }

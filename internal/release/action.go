@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -192,6 +193,25 @@ func (s *step) chartRejected(a action, out outcome, err error) bool {
 	s.st.TerminalError, s.st.TerminalDigest = err.Error(), s.d.digest
 	s.e.event(s.obj, true, api.ReasonChartError, "%s", err)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonChartError, fmt.Sprintf("%s failed: %v", a.kind(), err))
+	return true
+}
+
+// dependencyMissing records an install or upgrade that failed before Helm
+// stored anything for a cause outside the chart that can heal without a
+// spec change (dependencyReason: a missing namespace or CRD, RBAC): not
+// terminal and not counted toward the retries, but backed off like any
+// failure, reported with that reason (Event and Released False) until the
+// next attempt. It reports whether it was one.
+func (s *step) dependencyMissing(a action, out outcome, err error) bool {
+	reason := dependencyReason(err)
+	if out.changed() || reason == "" {
+		return false
+	}
+	why := fmt.Sprintf("%s failed: %v", a.kind(), err)
+	left := s.backOff(string(a.kind()), why, 0)
+	s.st.BackoffReason = string(reason)
+	s.e.event(s.obj, true, reason, "%s; retrying in %s", why, left.Round(time.Second))
+	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, reason, why)
 	return true
 }
 

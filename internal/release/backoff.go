@@ -36,6 +36,9 @@ type Backoff struct {
 	Failures int
 	Digest   string
 	Until    time.Time
+	// Reason reports the wait instead of Backoff when set
+	// (MissingDependency, Forbidden: what is missing).
+	Reason api.Reason
 }
 
 // due names what a decision would run: its action and the hook phase
@@ -70,6 +73,9 @@ func backoffGate(o Observation, d Decision) Decision {
 	if b.Of == phaseTranslate || b.Of == phasePreRelease || b.Of == phasePostRelease || b.Of == phaseBeforeUninstall {
 		g.Reason, what = api.ReasonHookFailed, b.Of+" hooks"
 	}
+	if b.Reason != "" {
+		g.Reason = b.Reason
+	}
 	g.Message = fmt.Sprintf("%s failed %d times in a row; next attempt in %s", what, b.Failures, left.Round(time.Second))
 	if o.LastFailureMessage != "" {
 		g.Message += "; last failure: " + o.LastFailureMessage
@@ -83,6 +89,11 @@ func backoffGate(o Observation, d Decision) Decision {
 // backoffOf reads the backoff bookkeeping of a status.
 func backoffOf(st *api.Status) Backoff {
 	b := Backoff{Of: st.BackoffOf, Failures: st.BackoffFailures, Digest: st.BackoffDigest}
+	for _, r := range dependencyReasons {
+		if string(r) == st.BackoffReason {
+			b.Reason = r
+		}
+	}
 	if st.NextAttemptTime != nil {
 		b.Until = st.NextAttemptTime.Time
 	}
@@ -98,7 +109,7 @@ func (s *step) backOff(what, why string, counted int) time.Duration {
 	if st.BackoffOf != what || st.BackoffDigest != s.d.digest {
 		st.BackoffFailures = 0
 	}
-	st.BackoffOf, st.BackoffDigest = what, s.d.digest
+	st.BackoffOf, st.BackoffDigest, st.BackoffReason = what, s.d.digest, ""
 	st.BackoffFailures++
 	if counted > 0 {
 		st.BackoffFailures = counted
@@ -120,7 +131,7 @@ func (s *step) backoffCleared(what ...string) {
 	if st.BackoffOf == "" || !slices.Contains(what, st.BackoffOf) {
 		return
 	}
-	st.BackoffOf, st.BackoffDigest, st.BackoffFailures, st.NextAttemptTime = "", "", 0, nil
+	st.BackoffOf, st.BackoffDigest, st.BackoffFailures, st.NextAttemptTime, st.BackoffReason = "", "", 0, nil, ""
 }
 
 // jitterBackoff is the default jitter (see backoffJitter).

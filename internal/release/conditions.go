@@ -98,6 +98,9 @@ func (s *step) verdict(res Result) verdict {
 			v.reason, v.message = api.ReasonChartError, res.ActionErr.Error()
 		}
 		return v
+	case res.ActionErr != nil && backoffOf(s.st).Reason != "":
+		// Failed for a cause outside the chart (dependencyMissing): say what is missing.
+		return verdict{reason: backoffOf(s.st).Reason, message: fmt.Sprintf("%s failed: %v", res.Ran, res.ActionErr)}
 	case res.Ran != ActionNone:
 		return verdict{reason: api.ReasonProgressing, message: fmt.Sprintf("%s done; waiting for the result", res.Ran)}
 	}

@@ -175,6 +175,12 @@ func decideUnready(o Observation, p policyOf) Decision {
 	// Timed out: a failure of this revision.
 	d.Reason = api.ReasonReadinessTimeout
 	d.Message = fmt.Sprintf("not ready within %s: %s", p.ReadinessTimeout, why)
+	if o.PreviousDeployed == 0 && !o.Latest.IsRollback && !p.RemediateInstall {
+		// A first install is waited for, not torn down: uninstalling a slow
+		// one (a database) would throw its volumes away and start again.
+		d.Message += "; a first install is not remediated (readiness.remediateInstall: false): still waiting"
+		return d
+	}
 	if o.FailedDigest == o.DesiredDigest && o.LastFailure.After(o.ReleasedAt) {
 		// Already counted for this revision: nothing more to do.
 		d.State = StateStalled

@@ -152,9 +152,28 @@ func TestDecide(t *testing.T) {
 		{"unready past the timeout rolls back", func(o *Observation) {
 			o.Latest, o.Ready, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute), 1
 		}, nil, Decision{State: StateUnready, Action: ActionRollback, RollbackTo: 1, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
-		{"unready install past the timeout is uninstalled", func(o *Observation) {
+		{"unready first install past the timeout keeps waiting", func(o *Observation) {
 			o.Latest, o.Ready, o.ReleasedAt = rev(1, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute)
-		}, nil, Decision{State: StateUnready, Action: ActionUninstall, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
+		}, nil, Decision{State: StateUnready, Reason: api.ReasonReadinessTimeout}},
+		{"unready first install long past the timeout still waits, never stalls", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt = rev(1, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Hour)
+			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Second)
+		}, nil, Decision{State: StateUnready, Reason: api.ReasonReadinessTimeout}},
+		{"unready reinstall after a remediated install keeps waiting", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt = rev(1, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute)
+			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Hour)
+		}, nil, Decision{State: StateUnready, Reason: api.ReasonReadinessTimeout}},
+		{"unready first install within the timeout waits", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt = rev(1, helmrelease.StatusDeployed, want), false, t0.Add(-time.Minute)
+		}, nil, Decision{State: StateUnready, RequeueAfter: 4 * time.Minute}},
+		{"unready install past the timeout is uninstalled when the watch asks", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt = rev(1, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute)
+		}, func(p *watches.Policy) { p.RemediateInstall = true },
+			Decision{State: StateUnready, Action: ActionUninstall, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
+		{"unready upgrade past the timeout rolls back whatever remediateInstall says", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute), 1
+		}, func(p *watches.Policy) { p.RemediateInstall = false },
+			Decision{State: StateUnready, Action: ActionRollback, RollbackTo: 1, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
 		{"unready rollback past the timeout stalls: no rollback of a rollback", func(o *Observation) {
 			o.Latest = &Revision{Version: 3, Status: helmrelease.StatusDeployed, Digest: want, IsRollback: true}
 			o.Ready, o.ReleasedAt, o.PreviousDeployed = false, t0.Add(-6*time.Minute), 1
@@ -314,6 +333,15 @@ func TestDecideBackoffGate(t *testing.T) {
 			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-10*time.Second)
 		}, Backoff{Of: "Upgrade", Failures: 1, Digest: want, Until: t0.Add(2 * time.Second)},
 			Decision{State: StateOutOfSync, RequeueAfter: 2 * time.Second, Reason: api.ReasonBackoff}, false},
+		{"an install missing its namespace waits, saying so", func(o *Observation) {},
+			Backoff{Of: "Install", Failures: 3, Digest: want, Until: t0.Add(4 * time.Second), Reason: api.ReasonMissingDependency},
+			Decision{State: StateAbsent, RequeueAfter: 4 * time.Second, Reason: api.ReasonMissingDependency}, false},
+		{"a forbidden upgrade waits, saying so", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, old) },
+			Backoff{Of: "Upgrade", Failures: 1, Digest: want, Until: t0.Add(4 * time.Second), Reason: api.ReasonForbidden},
+			Decision{State: StateOutOfSync, RequeueAfter: 4 * time.Second, Reason: api.ReasonForbidden}, false},
+		{"a missing namespace, once its backoff passed, installs again", func(o *Observation) {},
+			Backoff{Of: "Install", Failures: 3, Digest: want, Until: t0.Add(-time.Second), Reason: api.ReasonMissingDependency},
+			Decision{State: StateAbsent, Action: ActionInstall}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"net"
+	"regexp"
+	"strings"
 	"syscall"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
 )
 
 // Sentinel errors of a step. The controller maps them in one place:
@@ -57,3 +61,36 @@ func IsTransient(err error) bool {
 	}
 	return false
 }
+
+// dependencyReasons are the reasons of dependencyReason.
+var dependencyReasons = []api.Reason{api.ReasonMissingDependency, api.ReasonForbidden}
+
+// dependencyReason classifies an error of an install or upgrade before
+// Helm stored anything: a cause outside the chart and the values, which
+// can go away without a change of spec, is MissingDependency (the release
+// namespace, the CRD of a kind the chart renders) or Forbidden (RBAC on
+// Helm's own reads and writes, say). Anything else, a chart error or a
+// scope refusal first, is "" (terminal for the digest).
+func dependencyReason(err error) api.Reason {
+	var ce *ChartError
+	var se *ScopeError
+	if err == nil || errors.As(err, &ce) || errors.As(err, &se) {
+		return ""
+	}
+	msg := err.Error()
+	switch {
+	case meta.IsNoMatchError(err), apierrors.IsNotFound(err),
+		// Helm flattens some errors into text: the kubectl builder's hint,
+		// and a namespace the API server did not find.
+		strings.Contains(msg, "ensure CRDs are installed first"),
+		strings.Contains(msg, "no matches for kind"),
+		namespaceNotFound.MatchString(msg):
+		return api.ReasonMissingDependency
+	case apierrors.IsForbidden(err), strings.Contains(msg, " is forbidden: "):
+		return api.ReasonForbidden
+	}
+	return ""
+}
+
+// namespaceNotFound matches the API server's message for a missing namespace.
+var namespaceNotFound = regexp.MustCompile(`namespaces? "[^"]+" not found`)

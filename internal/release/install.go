@@ -35,11 +35,13 @@ func (i install) succeeded(s *step, out outcome) {
 	s.releasedDesired(i, out, api.ReasonInstallSucceeded)
 }
 
-// failed: values the chart rejects before Helm stored anything are a
-// terminal ChartError until they change; an install Helm stored as failed
+// failed: a missing namespace or CRD, or RBAC, before Helm stored anything
+// is backed off and retried (MissingDependency, Forbidden); values the
+// chart rejects before Helm stored anything are a terminal ChartError until
+// they change; an install Helm stored as failed
 // counts toward remediation: Event and Released False InstallFailed.
 func (i install) failed(s *step, out outcome, err error) bool {
-	if s.chartRejected(i, out, err) {
+	if s.dependencyMissing(i, out, err) || s.chartRejected(i, out, err) {
 		return false
 	}
 	s.recordRevision(i, out)

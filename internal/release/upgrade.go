@@ -36,12 +36,14 @@ func (u upgrade) succeeded(s *step, out outcome) {
 	s.releasedDesired(u, out, api.ReasonUpgradeSucceeded)
 }
 
-// failed: values the chart rejects before Helm stored anything are a
-// terminal ChartError until they change; an upgrade Helm stored as failed
+// failed: a missing namespace or CRD, or RBAC, before Helm stored anything
+// is backed off and retried (MissingDependency, Forbidden); values the
+// chart rejects before Helm stored anything are a terminal ChartError until
+// they change; an upgrade Helm stored as failed
 // counts toward remediation (rolled back next): Event and Released False
 // UpgradeFailed.
 func (u upgrade) failed(s *step, out outcome, err error) bool {
-	if s.chartRejected(u, out, err) {
+	if s.dependencyMissing(u, out, err) || s.chartRejected(u, out, err) {
 		return false
 	}
 	s.recordRevision(u, out)

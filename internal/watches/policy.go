@@ -57,6 +57,12 @@ type Readiness struct {
 	Wait *bool `json:"wait,omitempty"`
 	// Timeout, default 5m.
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// RemediateInstall: a first install (no revision deployed before) not
+	// Ready within Timeout is remediated like a failed one (uninstalled and
+	// installed again, up to the retries). Default false: it reports Ready
+	// False ReadinessTimeout and keeps waiting; a slow database's volumes
+	// are not thrown away and made again.
+	RemediateInstall bool `json:"remediateInstall,omitempty"`
 }
 
 // Uninstall configures deletion of a custom resource.
@@ -88,6 +94,9 @@ type Policy struct {
 	UninstallTimeout time.Duration
 	// Adopt: a release made outside chartkeeper is taken over (watch adopt).
 	Adopt bool
+	// RemediateInstall: a first install not ready in time is remediated
+	// (readiness.remediateInstall); by default it is waited for.
+	RemediateInstall bool
 }
 
 // Backoff returns the wait before attempt number failures+1.
@@ -153,6 +162,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 	if r := w.Readiness; r != nil {
 		p.Wait = boolOr(r.Wait, true)
 		p.ReadinessTimeout = durOr(r.Timeout, DefaultReadinessTimeout)
+		p.RemediateInstall = r.RemediateInstall
 	}
 	p.DriftMode, p.DriftIgnore = w.Drift.resolve(add)
 	if u := w.Uninstall; u != nil {

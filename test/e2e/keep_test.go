@@ -116,3 +116,57 @@ func TestLongFailureMessagesStillMakeEvents(t *testing.T) {
 		return fmt.Errorf("no Warning %s event among %d events", api.ReasonChartError, len(evs.Items))
 	})
 }
+
+// A spec change that drops a kept object (helm.sh/resource-policy: keep)
+// from the chart leaves the object in place: Helm's upgrade keeps it, and
+// chartkeeper's prune of leftovers, which looks at ConfigMaps since the
+// release still holds some, does not delete it either, however many
+// in-sync steps follow.
+func TestKeptObjectSurvivesItsRemovalFromTheChart(t *testing.T) {
+	env, ns, _ := confinedAppFixture(t, testWatches())
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, newApp(ns, "dropkeep", map[string]any{"keptConfig": true})); err != nil {
+		t.Fatal(err)
+	}
+	key := types.NamespacedName{Namespace: ns, Name: "dropkeep-kept"}
+	var uid types.UID
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, st, err := getApp(ctx, env, ns, "dropkeep")
+		if err != nil {
+			return err
+		}
+		if c := condition(st, api.ConditionReleased); c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("not released: %+v", st.Conditions)
+		}
+		cm := &corev1.ConfigMap{}
+		if err := env.Client.Get(ctx, key, cm); err != nil {
+			return err
+		}
+		uid = cm.UID
+		return nil
+	})
+	patchSpec(t, env, ns, "dropkeep", map[string]any{"keptConfig": false})
+	waitReady(t, env, ns, "dropkeep", 2)
+	// In sync at revision 2: steps keep looking for leftovers. The ConfigMap
+	// stays, the same object, for 30s.
+	until := time.Now().Add(30 * time.Second)
+	for i := 0; time.Now().Before(until) && i < 20; i++ {
+		cm := &corev1.ConfigMap{}
+		if err := env.Client.Get(ctx, key, cm); err != nil {
+			t.Fatalf("kept ConfigMap dropped from the chart: %v", err)
+		}
+		if cm.UID != uid || cm.DeletionTimestamp != nil {
+			t.Fatalf("kept ConfigMap replaced (UID %s, was %s) or being deleted (%v)", cm.UID, uid, cm.DeletionTimestamp)
+		}
+		var evs eventsv1.EventList
+		if err := env.Client.List(ctx, &evs, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs.Items {
+			if ev.Regarding.Name == "dropkeep" && ev.Reason == string(api.ReasonPruned) && strings.Contains(ev.Note, "dropkeep-kept") {
+				t.Fatalf("kept ConfigMap pruned: %s", ev.Note)
+			}
+		}
+		time.Sleep(3 * time.Second)
+	}
+}
