@@ -133,12 +133,7 @@ func TestFailingBeforeUninstallHookHoldsDeletionUntilSkipped(t *testing.T) {
 	if err := env.Client.Patch(ctx, newApp(ns, "held", nil), client.RawPatch(types.MergePatchType, patch)); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		if _, _, err := getApp(ctx, env, ns, "held"); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("App still there (err=%v)", err)
-		}
-		return nil
-	})
+	waitGone(t, env, appGVK, ns, "held", time.Minute)
 	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "held-config"}, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("released ConfigMap not uninstalled (err=%v)", err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -239,4 +240,15 @@ func helmCmd(t *testing.T, env *testenv.Env, args ...string) string {
 		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// waitGone waits until the custom resource is gone (its finalizer removed).
+func waitGone(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, name string, within time.Duration) {
+	t.Helper()
+	testenv.Eventually(t, within, func(ctx context.Context) error {
+		if _, _, err := getCR(ctx, env, gvk, ns, name); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("%s %s/%s is still there (%v)", gvk.Kind, ns, name, err)
+		}
+		return nil
+	})
 }

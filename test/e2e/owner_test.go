@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
@@ -21,12 +20,7 @@ import (
 // owner, never upgrades the release to its own chart, and deleting it
 // leaves the owner's release and objects alone.
 func TestTwoKindsNeverShareARelease(t *testing.T) {
-	env := testenv.Cluster(t)
-	wf := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-twokinds.yaml")
-	installCRDs(t, env, wf)
-	ns := env.Namespace(t)
-	op := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, wf), wf, "--metrics-bind-address", "0")
-	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{hookAppGVK, appGVK}) })
+	env, ns, op := kindFixture(t, filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-twokinds.yaml"), hookAppGVK, appGVK)
 	ctx := context.Background()
 	// The watches file was found to allow it: a warning at start.
 	if out := op.out.String(); !strings.Contains(out, "release names can collide") || !strings.Contains(out, "App (entry 0) and HookApp (entry 1)") {
@@ -60,12 +54,7 @@ func TestTwoKindsNeverShareARelease(t *testing.T) {
 	if err := env.Client.Delete(ctx, newCR(hookAppGVK, ns, "db", nil)); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		if _, _, err := getCR(ctx, env, hookAppGVK, ns, "db"); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("HookApp db still there (%v)", err)
-		}
-		return nil
-	})
+	waitGone(t, env, hookAppGVK, ns, "db", time.Minute)
 	// The App's release and objects are untouched.
 	waitReady(t, env, ns, "db", 1)
 	if out := helmCmd(t, env, "status", "db", "-n", ns); !strings.Contains(out, "STATUS: deployed") {
@@ -110,12 +99,7 @@ func TestHandInstalledReleaseIsNotTakenOver(t *testing.T) {
 	if err := env.Client.Delete(ctx, newApp(ns, "web", nil)); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		if _, _, err := getApp(ctx, env, ns, "web"); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("App web still there (%v)", err)
-		}
-		return nil
-	})
+	waitGone(t, env, appGVK, ns, "web", time.Minute)
 	if out := helmCmd(t, env, "status", "web", "-n", ns); !strings.Contains(out, "STATUS: deployed") {
 		t.Fatalf("the hand-installed release after deleting App web: %s", out)
 	}
@@ -146,12 +130,7 @@ func TestHandInstalledReleaseIsAdoptedWhenTheWatchSaysSo(t *testing.T) {
 	if err := env.Client.Delete(ctx, newApp(ns, "web", nil)); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		if _, _, err := getApp(ctx, env, ns, "web"); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("App web still there (%v)", err)
-		}
-		return nil
-	})
+	waitGone(t, env, appGVK, ns, "web", time.Minute)
 	if out := helmCmd(t, env, "list", "-n", ns, "-q"); strings.Contains(out, "web") {
 		t.Fatalf("the adopted release outlived its resource: %s", out)
 	}
