@@ -11,7 +11,6 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apivalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 )
 
@@ -55,8 +54,8 @@ func Admit(crd *apiextv1.CustomResourceDefinition, manifest []byte) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range apivalidation.ValidateCustomResource(field.NewPath(""), obj, validator) {
-		errs = append(errs, errors.New(strings.TrimPrefix(e.Error(), ".")))
+	for _, e := range apivalidation.ValidateCustomResource(nil, obj, validator) {
+		errs = append(errs, e)
 	}
 	return errors.Join(errs...)
 }

@@ -46,6 +46,10 @@ func chartSchema(ch *chart.Chart, a at, u usage, warns *[]Warning) (apiextv1.JSO
 			return out, fmt.Errorf("chart %s: values.schema.json: %w", ch.Name(), err)
 		}
 		c.root, _ = root.(map[string]any)
+		// values.yaml types the keys the schema leaves undeclared.
+		if a.node, err = valuesNode(ch); err != nil {
+			return out, fmt.Errorf("chart %s: %w", ch.Name(), err)
+		}
 		out = c.convert(root, a)
 	} else {
 		var data []byte

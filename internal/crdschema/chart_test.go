@@ -62,7 +62,7 @@ func TestFromChartRules(t *testing.T) {
 		{"allOf merges properties and required", s.Properties["backup"].Properties["schedule"].Type == "string" && contains(s.Properties["backup"].Required, "schedule")},
 		{"draft-07 exclusiveMaximum becomes maximum + exclusiveMaximum", *s.Properties["replicas"].Maximum == 10 && s.Properties["replicas"].ExclusiveMaximum},
 		{"draft-07 exclusiveMinimum becomes minimum + exclusiveMinimum", *s.Properties["ratio"].Minimum == 0 && s.Properties["ratio"].ExclusiveMinimum},
-		{"null in an enum makes the field nullable", len(s.Properties["mode"].Enum) == 2 && s.Properties["mode"].Nullable},
+		{"null in an enum makes the field nullable, the enum left to Helm (the API server would refuse null)", len(s.Properties["mode"].Enum) == 0 && s.Properties["mode"].Nullable},
 		{"const becomes a one-value enum", len(s.Properties["level"].Enum) == 1},
 		{"integer|string becomes int-or-string", s.Properties["port"].XIntOrString},
 		{"string|null becomes a nullable string", s.Properties["tag"].Type == "string" && s.Properties["tag"].Nullable},
@@ -76,7 +76,8 @@ func TestFromChartRules(t *testing.T) {
 		{"an unsupported format is dropped", s.Properties["regex"].Format == "" && s.Properties["when"].Format == "date-time"},
 		{"a pattern RE2 cannot run is dropped", s.Properties["lookahead"].Pattern == ""},
 		{"required inside list items is kept", contains(s.Properties["items"].Items.Schema.Required, "id")},
-		{"the root is closed when the templates do not use .Values whole", !preserve(s)},
+		{"the root without additionalProperties: false takes other keys, as JSON Schema says", preserve(s)},
+		{"list items without additionalProperties: false take other keys", preserve(*s.Properties["items"].Items.Schema)},
 
 		{"inferred: ints are integers", p.Properties["replicaCount"].Type == "integer"},
 		{"inferred: floats are numbers", p.Properties["cpuTarget"].Type == "number"},

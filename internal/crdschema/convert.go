@@ -24,6 +24,19 @@ func (c *converter) convert(raw any, a at) apiextv1.JSONSchemaProps {
 	if ref, ok := s["$ref"].(string); ok {
 		return c.expandRef(s, ref, a)
 	}
+	if alt, ok := nullOr(s); ok {
+		// anyOf/oneOf of one schema and null: that schema, nullable.
+		out := c.convert(alt, a)
+		out.Nullable = true
+		if len(out.Enum) > 0 {
+			out.Enum = nil
+			c.warn(a, nullEnum)
+		}
+		if d := str(s, "description"); d != "" {
+			out.Description = d
+		}
+		return out
+	}
 	var merged []string
 	s, merged = c.mergeAllOf(s, a)
 	// The $refs allOf inlined stay in force below this node: a recursion
@@ -125,6 +138,10 @@ func (c *converter) types(s map[string]any) ([]string, bool) {
 				alts, _ := s[k].([]any)
 				for _, alt := range alts {
 					m, _ := alt.(map[string]any)
+					if ref, ok := m["$ref"].(string); ok {
+						t, _ := c.resolve(ref)
+						m, _ = t.(map[string]any)
+					}
 					if ts, ok := m["type"].(string); ok {
 						types = append(types, ts)
 					}
@@ -139,4 +156,32 @@ func (c *converter) types(s map[string]any) ([]string, bool) {
 	}
 	sort.Strings(types)
 	return slices.Compact(types), nullable
+}
+
+// nullOr returns the one alternative of an anyOf or oneOf whose other
+// alternative is {"type": "null"}, when the node says nothing else that
+// validates.
+func nullOr(s map[string]any) (any, bool) {
+	var alts []any
+	for k, v := range s {
+		switch k {
+		case "anyOf", "oneOf":
+			if alts != nil {
+				return nil, false
+			}
+			alts, _ = v.([]any)
+		case "description", "title", "$comment", "default", "examples", "deprecated":
+		default:
+			return nil, false
+		}
+	}
+	if len(alts) != 2 {
+		return nil, false
+	}
+	for i, alt := range alts {
+		if m, ok := alt.(map[string]any); ok && len(m) == 1 && m["type"] == "null" {
+			return alts[1-i], true
+		}
+	}
+	return nil, false
 }

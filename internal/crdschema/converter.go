@@ -29,6 +29,10 @@ type converter struct {
 	// inside its own anchor.
 	expanding map[*yaml.Node]bool
 	visited   int // schema nodes converted or values.yaml nodes inferred
+	// openMaps is above 0 while keys the chart's schema does not declare
+	// are typed from values.yaml: their maps keep unknown fields, as the
+	// schema allows.
+	openMaps int
 }
 
 // maxNodes bounds the work on a schema or values.yaml whose $refs or
@@ -46,10 +50,11 @@ func (c *converter) overBudget(a at) bool {
 
 // at is where in the values a schema node sits.
 type at struct {
-	path     string // as shown to users: spec.a.b, spec.list[*].c
-	values   string // dotted values path for template usage; "" at the root
-	inList   bool   // under an array: no chart defaults, no template usage
-	defaults any    // the chart's default value here (maps only matter)
+	path     string     // as shown to users: spec.a.b, spec.list[*].c
+	values   string     // dotted values path for template usage; "" at the root
+	inList   bool       // under an array: no chart defaults, no template usage
+	defaults any        // the chart's default value here (maps only matter)
+	node     *yaml.Node // values.yaml here, when converting a schema; nil in lists
 }
 
 func (a at) child(key string) at {
@@ -59,6 +64,9 @@ func (a at) child(key string) at {
 	}
 	if m, ok := a.defaults.(map[string]any); ok {
 		c.defaults = m[key]
+	}
+	if a.node != nil {
+		c.node = lookup(a.node, key)
 	}
 	return c
 }

@@ -47,6 +47,9 @@ func (c *converter) infer(n *yaml.Node, a at) apiextv1.JSONSchemaProps {
 			return out
 		}
 		out.Properties = map[string]apiextv1.JSONSchemaProps{}
+		if c.openMaps > 0 {
+			out.XPreserveUnknownFields = ptrTrue() // undeclared by the chart's schema: any key
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Value == "<<" { // a merge key: its map's keys are this map's

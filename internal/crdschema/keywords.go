@@ -22,7 +22,7 @@ var helmOnly = map[string]string{
 	"if":                "if/then/else",
 	"then":              "",
 	"else":              "",
-	"patternProperties": "patternProperties",
+	"patternProperties": "", // reported where it is mapped (shapes.go)
 	"dependencies":      "dependencies",
 	"dependentRequired": "dependentRequired",
 	"dependentSchemas":  "dependentSchemas",

@@ -8,13 +8,16 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
-// object maps properties, required and additionalProperties.
+// object maps properties, required, additionalProperties and
+// patternProperties. As in JSON Schema, an object takes keys beyond its
+// properties unless additionalProperties is false: those keys are kept
+// (x-kubernetes-preserve-unknown-fields), and the ones values.yaml shows
+// are typed from it (addUndeclared).
 func (c *converter) object(s map[string]any, out *apiextv1.JSONSchemaProps, a at) {
 	props, _ := s["properties"].(map[string]any)
-	extra, hasExtra := s["additionalProperties"]
-	if _, ok := s["patternProperties"]; ok && !hasExtra {
-		extra, hasExtra = true, true // keys by pattern: keep them, Helm checks them
-	}
+	extra := s["additionalProperties"]
+	patterns, _ := s["patternProperties"].(map[string]any)
+	closed := extra == false && len(patterns) == 0
 	if len(props) > 0 {
 		out.Properties = map[string]apiextv1.JSONSchemaProps{}
 		for k, v := range props {
@@ -24,36 +27,37 @@ func (c *converter) object(s map[string]any, out *apiextv1.JSONSchemaProps, a at
 			}
 			out.Properties[k] = p
 		}
-		out.Required = c.required(s, a)
-		switch {
-		case extra == false:
-		case hasExtra, !a.inList && c.usage.open(a.values):
-			// More keys than the listed ones are taken (or the
-			// templates use this object whole): keep them.
-			out.XPreserveUnknownFields = ptrTrue()
-			if m, ok := extra.(map[string]any); ok && len(m) > 0 {
-				c.warn(a, "additionalProperties beside properties: extra keys are kept but checked by Helm only")
-			}
-		}
-	} else {
-		switch e := extra.(type) {
-		case map[string]any:
-			if len(e) == 0 {
-				out.XPreserveUnknownFields = ptrTrue()
-			} else {
-				item := c.convert(e, a.mapValues())
-				out.AdditionalProperties = &apiextv1.JSONSchemaPropsOrBool{Allows: true, Schema: &item}
-			}
-		case bool:
-			if e {
-				out.XPreserveUnknownFields = ptrTrue()
-			}
-		default:
-			out.XPreserveUnknownFields = ptrTrue() // a free-form map
-		}
-		out.Required = c.required(s, a)
 	}
+	out.Required = c.required(s, a)
 	out.MinProperties, out.MaxProperties = intPtr(s, "minProperties"), intPtr(s, "maxProperties")
+	if closed {
+		return
+	}
+	if e, ok := extra.(map[string]any); ok && len(e) > 0 && len(props) == 0 && len(patterns) == 0 {
+		item := c.convert(e, a.mapValues())
+		out.AdditionalProperties = &apiextv1.JSONSchemaPropsOrBool{Allows: true, Schema: &item}
+		return
+	}
+	if extra == false && len(props) == 0 && len(patterns) == 1 {
+		// Only keys matching one pattern: their values are typed, the
+		// pattern itself is Helm's to check.
+		for p, v := range patterns {
+			item := c.convert(v, a.mapValues())
+			out.AdditionalProperties = &apiextv1.JSONSchemaPropsOrBool{Allows: true, Schema: &item}
+			c.warn(a, "patternProperties: key names matching %q are checked by Helm only", p)
+		}
+		return
+	}
+	switch {
+	case len(patterns) > 0:
+		c.warn(a, "patternProperties: keys by pattern are kept but checked by Helm only")
+	case len(props) > 0 && extra != nil && extra != true:
+		if m, ok := extra.(map[string]any); ok && len(m) > 0 {
+			c.warn(a, "additionalProperties beside properties: extra keys are kept but checked by Helm only")
+		}
+	}
+	out.XPreserveUnknownFields = ptrTrue()
+	c.addUndeclared(out, a)
 }
 
 // required keeps the required keys the chart has no default for: the
@@ -131,21 +135,26 @@ func (c *converter) bounds(s map[string]any, out *apiextv1.JSONSchemaProps) {
 	}
 }
 
-// enum maps enum and const; a null among the values makes the field
-// nullable instead.
+// enum maps enum and const. An enum that allows null is left to Helm:
+// the API server checks an enum before nullable, so it would refuse null.
 func (c *converter) enum(s map[string]any, out *apiextv1.JSONSchemaProps, a at) {
 	vals, _ := s["enum"].([]any)
 	if v, ok := s["const"]; ok {
 		vals = []any{v}
 	}
-	for _, v := range vals {
-		if v == nil {
-			out.Nullable = true
-			continue
+	if slices.Contains(vals, nil) {
+		out.Nullable = true
+		if len(vals) > 1 {
+			c.warn(a, nullEnum)
 		}
+		return
+	}
+	for _, v := range vals {
 		out.Enum = append(out.Enum, *rawJSON(v))
 	}
-	if vals != nil && len(out.Enum) == 0 && !out.Nullable {
+	if vals != nil && len(out.Enum) == 0 {
 		c.warn(a, "an empty enum (no value allowed) is not expressed")
 	}
 }
+
+const nullEnum = "an enum that allows null is checked by Helm only (the API server refuses null beside an enum)"

@@ -22,6 +22,7 @@ type corpusChart struct {
 	name, dir string
 	watch     watches.Watch
 	crd       *apiextv1.CustomResourceDefinition
+	warnings  []crdschema.Warning
 }
 
 // charts generates the CRD of every chart in this directory, as
@@ -40,11 +41,11 @@ func charts(t *testing.T) []corpusChart {
 			t.Fatalf("%s: %v", dir, err)
 		}
 		w := watches.Watch{Group: group, Version: "v1alpha1", Kind: strings.ToUpper(dir[:1]) + dir[1:], ChartPath: dir, Chart: ch}
-		crd, _, err := manifests.CRD(w, nil, manifests.CRDOptions{})
+		crd, warns, err := manifests.CRD(w, nil, manifests.CRDOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}
-		out = append(out, corpusChart{name: dir, dir: dir, watch: w, crd: crd})
+		out = append(out, corpusChart{name: dir, dir: dir, watch: w, crd: crd, warnings: warns})
 	}
 	return out
 }
@@ -129,7 +130,7 @@ func TestGeneratedCRDFollowsTheChartsSchema(t *testing.T) {
 		{"sqldb", "patternProperties values are typed", "auth: {secretKeys: {adminPasswordKey: 7}}", "spec.auth.secretKeys.adminPasswordKey"},
 		{"sqldb", "patternProperties keys are kept", "auth: {secretKeys: {replicationPasswordKey: repl}}\nextraLabels: {tier: db}", ""},
 		{"sqldb", "an anyOf of objects keeps either", "backup: {target: {s3: {bucket: dumps}}}", ""},
-		{"sqldb", "an anyOf of an enum and null", "tls: {mode: null}", ""},
+		{"sqldb", "an anyOf of an enum and null takes null", "tls: {mode: null}", ""},
 		{"sqldb", "a declared enum in a nested object", "backup: {cronjob: {concurrencyPolicy: Sometimes}}", "spec.backup.cronjob.concurrencyPolicy"},
 		{"sqldb", "a key documented only in values.yaml", "primary: {service: {ports: {postgresql: 5433}}}\nmetrics: {customMetrics: {q: {query: select 1}}}", ""},
 	} {
@@ -148,5 +149,29 @@ func TestGeneratedCRDFollowsTheChartsSchema(t *testing.T) {
 				t.Errorf("refused %q without naming %s:\n%v", tc.spec, tc.refused, err)
 			}
 		})
+	}
+}
+
+// What the CRD cannot check is reported by field, never dropped silently.
+func TestUncheckedKeywordsAreReportedPerField(t *testing.T) {
+	want := map[string][]string{
+		"sqldb": {
+			"spec.auth: oneOf is checked by Helm",
+			"spec.auth.secretKeys: patternProperties: key names matching",
+			"spec.backup.target: anyOf is checked by Helm",
+			"spec.extraLabels: patternProperties: keys by pattern are kept",
+			"spec.tls.mode: an enum that allows null is checked by Helm only",
+		},
+	}
+	for _, c := range charts(t) {
+		var got strings.Builder
+		for _, w := range c.warnings {
+			got.WriteString(w.String() + "\n")
+		}
+		for _, w := range want[c.name] {
+			if !strings.Contains(got.String(), w) {
+				t.Errorf("%s: no warning %q among:\n%s", c.name, w, got.String())
+			}
+		}
 	}
 }
