@@ -8,10 +8,12 @@
 // accepts, and what it cannot express is reported as a Warning (Helm still
 // checks it on every reconcile). A chart without one has the schema
 // inferred from values.yaml types, with the comments above each key as
-// descriptions. Either way an object keeps unknown fields
-// (x-kubernetes-preserve-unknown-fields) only where the chart really takes
-// a free-form map: its default is empty, its schema allows additional
-// properties, or its templates use it whole (toYaml .Values.x, with, range).
+// descriptions. A converted object keeps unknown fields
+// (x-kubernetes-preserve-unknown-fields) unless its additionalProperties is
+// false, as JSON Schema says, and the undeclared keys values.yaml shows are
+// typed from it (addUndeclared). An inferred object keeps unknown fields
+// only where the chart really takes a free-form map: its default is empty,
+// or its templates use it whole (toYaml .Values.x, with, range).
 //
 // Breaking compares two spec schemas and lists, by field path, each change
 // that an existing custom resource could fail: a field removed, a type
