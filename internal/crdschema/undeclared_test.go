@@ -54,7 +54,9 @@ extra: [1, 2]
 		}
 		return s
 	}
-	open := func(s apiextv1.JSONSchemaProps) bool { return s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields }
+	open := func(s apiextv1.JSONSchemaProps) bool {
+		return s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields
+	}
 	for _, c := range []struct {
 		what string
 		ok   bool
