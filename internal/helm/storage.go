@@ -53,26 +53,43 @@ func storageOf(ctx context.Context) Storage {
 
 // newStorage returns the release storage of kind over a namespace's Secrets.
 func newStorage(secrets clientcorev1.SecretInterface, kind Storage, log func(string, ...any)) *storage.Storage {
-	var d driver.Driver
-	if kind == StorageChunked {
-		ls := &labelledSecrets{SecretInterface: secrets, pending: map[string]map[string]string{}}
-		d = &labelledDriver{
+	ls := &labelledSecrets{SecretInterface: secrets, pending: map[string]map[string]string{}}
+	hd := driver.NewSecrets(sizedSecrets{secrets})
+	hd.Log = log
+	d := &switchingDriver{
+		secrets: secrets,
+		helm:    hd,
+		chunked: &labelledDriver{
 			Driver:  hopstorage.NewChunkedSecrets(ls, "helm", hopstorage.ChunkedSecretsConfig{ChunkSize: ChunkSize, Log: log}),
 			secrets: ls,
-		}
-	} else {
-		sd := driver.NewSecrets(sizedSecrets{secrets})
-		sd.Log = log
-		d = sd
+		},
+		writeChunked: kind == StorageChunked,
 	}
 	s := storage.Init(d)
 	s.Log = log
 	return s
 }
 
-// sizedSecrets refuses, with what to do about it, a release Secret over
-// SecretLimit (the API server's own refusal does not say).
+// sizedSecrets is what Helm's Secret driver sees of the Secrets: a
+// release Secret over SecretLimit is refused with what to do about it (the
+// API server's own refusal does not say), and the chunked driver's Secrets
+// are not listed (Helm would try to decode them, and log each whole).
 type sizedSecrets struct{ clientcorev1.SecretInterface }
+
+func (s sizedSecrets) List(ctx context.Context, opts metav1.ListOptions) (*corev1.SecretList, error) {
+	list, err := s.SecretInterface.List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	items := list.Items[:0]
+	for _, sec := range list.Items {
+		if !isChunked(&sec) {
+			items = append(items, sec)
+		}
+	}
+	list.Items = items
+	return list, nil
+}
 
 func (s sizedSecrets) Create(ctx context.Context, sec *corev1.Secret, opts metav1.CreateOptions) (*corev1.Secret, error) {
 	if err := fits(sec); err != nil {

@@ -104,3 +104,59 @@ func TestStorageOfContext(t *testing.T) {
 		t.Errorf("carried = %q", got)
 	}
 }
+
+// Switching a watch's storage: the revisions stored the other way are
+// still read, and each one written again (superseded by an upgrade) is
+// stored the new way.
+func TestStorageSwitchReadsTheOtherFormat(t *testing.T) {
+	tests := []struct {
+		name     string
+		from, to Storage
+		wantType string // Secret type of every revision afterwards
+	}{
+		{"secret to chunked", StorageSecret, StorageChunked, "operatorframework.io/index.v1"},
+		{"chunked to secret", StorageChunked, StorageSecret, "helm.sh/release.v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			secrets := fake.NewSimpleClientset().CoreV1().Secrets("ns")
+			log := func(string, ...any) {}
+			if err := newStorage(secrets, tt.from, log).Create(bigRelease(1, 1000)); err != nil {
+				t.Fatal(err)
+			}
+			st := newStorage(secrets, tt.to, log)
+			last, err := st.Deployed("mon")
+			if err != nil || last.Version != 1 {
+				t.Fatalf("the deployed revision stored the other way: %v %v", last, err)
+			}
+			last.Info.Status = release.StatusSuperseded
+			if err := st.Update(last); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Create(bigRelease(2, 1000)); err != nil {
+				t.Fatal(err)
+			}
+			hist, err := st.History("mon")
+			if err != nil || len(hist) != 2 {
+				t.Fatalf("history %d revisions, %v", len(hist), err)
+			}
+			list, err := secrets.List(context.Background(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range list.Items {
+				if _, ok := ReleaseOf(s.Labels); ok && string(s.Type) != tt.wantType {
+					t.Errorf("revision %s is stored as %s, want %s", s.Name, s.Type, tt.wantType)
+				}
+			}
+			for _, v := range []int{1, 2} {
+				if _, err := st.Delete("mon", v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if list, _ := secrets.List(context.Background(), metav1.ListOptions{}); len(list.Items) > 0 {
+				t.Errorf("%d Secrets left after delete", len(list.Items))
+			}
+		})
+	}
+}
