@@ -70,7 +70,9 @@ func (d *switchingDriver) Delete(key string) (*release.Release, error) {
 }
 
 // Update rewrites a revision; one stored the other way is deleted and
-// created anew by the writer.
+// created anew by the writer, or again the other way if the writer cannot
+// store it (a revision over 1 MiB going back to the Secret driver): a
+// revision is never lost to a storage switch.
 func (d *switchingDriver) Update(key string, rls *release.Release) error {
 	drv, err := d.storedBy(key)
 	if err != nil {
@@ -82,7 +84,11 @@ func (d *switchingDriver) Update(key string, rls *release.Release) error {
 	if _, err := drv.Delete(key); err != nil {
 		return err
 	}
-	return d.writer().Create(key, rls)
+	err = d.writer().Create(key, rls)
+	if err != nil && drv.Create(key, rls) == nil {
+		return nil
+	}
+	return err
 }
 
 func (d *switchingDriver) List(filter func(*release.Release) bool) ([]*release.Release, error) {

@@ -160,3 +160,28 @@ func TestStorageSwitchReadsTheOtherFormat(t *testing.T) {
 		})
 	}
 }
+
+// Back from chunked to secret, a revision too large for one Secret stays
+// chunked when it is rewritten: it is not lost.
+func TestStorageSwitchKeepsWhatDoesNotFit(t *testing.T) {
+	secrets := fake.NewSimpleClientset().CoreV1().Secrets("ns")
+	log := func(string, ...any) {}
+	if err := newStorage(secrets, StorageChunked, log).Create(bigRelease(1, 3<<20)); err != nil {
+		t.Fatal(err)
+	}
+	st := newStorage(secrets, StorageSecret, log)
+	rel, err := st.Get("mon", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel.Info.Status = release.StatusSuperseded
+	if err := st.Update(rel); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Get("mon", 1); err != nil || got.Info.Status != release.StatusSuperseded {
+		t.Fatalf("revision 1 after the rewrite: %v", err)
+	}
+	if err := st.Create(bigRelease(2, 3<<20)); err == nil || !strings.Contains(err.Error(), "storage: chunked") {
+		t.Errorf("a new revision over 1 MiB with storage secret: %v", err)
+	}
+}
