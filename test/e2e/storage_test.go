@@ -29,9 +29,18 @@ var bigReleaseGVK = schema.GroupVersionKind{Group: "test.chartkeeper.dev", Versi
 // storage is the watch's storage field ("": left unset).
 func bigReleaseWatches(t *testing.T, storage string) string {
 	t.Helper()
-	dir := t.TempDir()
+	return dashboardsWatches(t, t.TempDir(), storage, 4)
+}
+
+// dashboardsWatches writes watches.yaml and the chart with boards large
+// dashboards into dir (written again over a previous call's).
+func dashboardsWatches(t *testing.T, dir, storage string, boards int) string {
+	t.Helper()
 	src := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "charts", "dashboards")
 	dst := filepath.Join(dir, "charts", "dashboards")
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +49,7 @@ func bigReleaseWatches(t *testing.T, storage string) string {
 	}
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	rnd := rand.New(rand.NewSource(17))
-	for i := range 4 {
+	for i := range boards {
 		data := make([]byte, 640<<10)
 		for j := range data {
 			data[j] = alphabet[rnd.Intn(len(alphabet))]
@@ -220,5 +229,52 @@ func patchCR(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, na
 	b := fmt.Sprintf(`{"spec":%s}`, mustJSON(spec))
 	if err := env.Client.Patch(context.Background(), newCR(gvk, ns, name, nil), client.RawPatch("application/merge-patch+json", []byte(b))); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Changing a kind's storage from secret to chunked with a release in
+// place: the release is read as it was stored, upgraded, and its
+// revisions are then stored chunked; it uninstalls without leftovers.
+func TestStorageSwitchKeepsTheRelease(t *testing.T) {
+	dir := t.TempDir()
+	watchesFile := dashboardsWatches(t, dir, "secret", 0)
+	env, ns, op := kindFixture(t, watchesFile, bigReleaseGVK)
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, newCR(bigReleaseGVK, ns, "mon", map[string]any{})); err != nil {
+		t.Fatal(err)
+	}
+	waitCRReady(t, env, bigReleaseGVK, ns, "mon")
+	if out := helmCmd(t, env, "history", "mon", "-n", ns); !strings.Contains(out, "deployed") {
+		t.Fatalf("helm history of the secret-stored release:\n%s", out)
+	}
+
+	if err := op.interrupt(t, time.Minute); err != nil {
+		t.Fatalf("operator exit: %v", err)
+	}
+	dashboardsWatches(t, dir, "chunked", 0)
+	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile, "--metrics-bind-address", "0")
+
+	patchCR(t, env, bigReleaseGVK, ns, "mon", map[string]any{"folder": "Ops"})
+	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		u, st, err := getCR(ctx, env, bigReleaseGVK, ns, "mon")
+		if err != nil {
+			return err
+		}
+		if c := condition(st, api.ConditionReady); c.Status != metav1.ConditionTrue || st.ObservedGeneration != u.GetGeneration() || st.Release == nil || st.Release.Revision != 2 {
+			return fmt.Errorf("not upgraded yet: %+v %+v", st.Release, st.Conditions)
+		}
+		return nil
+	})
+	want := map[string]string{"1": "superseded", "2": "deployed"}
+	if got := revisionStatuses(t, env, ns, "mon"); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("chunked index revisions = %v, want %v (both rewritten chunked)", got, want)
+	}
+
+	if err := env.Client.Delete(ctx, newCR(bigReleaseGVK, ns, "mon", nil)); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, env, bigReleaseGVK, ns, "mon", 2*time.Minute)
+	if left, err := helmSecrets(ctx, env, ns); err != nil || len(left) > 0 {
+		t.Errorf("%d release Secrets left after uninstall (err %v)", len(left), err)
 	}
 }
