@@ -19,6 +19,7 @@ helm_private=(
   helm.sh/helm/v3/pkg/storage/driver
   helm.sh/helm/v3/pkg/kube
   helm.sh/helm/v3/pkg/postrender
+  github.com/operator-framework/helm-operator-plugins/pkg/storage
 )
 
 failed=0

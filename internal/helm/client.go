@@ -29,9 +29,9 @@ type Client struct {
 	getter    *restGetter
 	clientset kubernetes.Interface
 	log       func(format string, v ...any)
-	// storageFor returns the release storage of a namespace. Tests swap in
-	// Helm's memory driver.
-	storageFor func(namespace string) *storage.Storage
+	// storageFor returns the release storage of a namespace, of a kind.
+	// Tests swap in Helm's memory driver.
+	storageFor func(namespace string, kind Storage) *storage.Storage
 	kubeFor    func(namespace string, log func(string, ...any)) kube.Interface
 
 	capsMu  sync.Mutex
@@ -55,12 +55,8 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 		log = func(string, ...any) {}
 	}
 	c := &Client{getter: g, clientset: cs, log: log}
-	c.storageFor = func(ns string) *storage.Storage {
-		d := driver.NewSecrets(cs.CoreV1().Secrets(ns))
-		d.Log = log
-		s := storage.Init(d)
-		s.Log = log
-		return s
+	c.storageFor = func(ns string, kind Storage) *storage.Storage {
+		return newStorage(cs.CoreV1().Secrets(ns), kind, log)
 	}
 	shared := newValidators()
 	shared.serverValidates = func() bool {
@@ -85,7 +81,7 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 func NewOffline(st *storage.Storage, kc kube.Interface) *Client {
 	return &Client{
 		log:        func(string, ...any) {},
-		storageFor: func(string) *storage.Storage { return st },
+		storageFor: func(string, Storage) *storage.Storage { return st },
 		kubeFor:    func(string, func(string, ...any)) kube.Interface { return kc },
 		capsFor:    func() (*chartutil.Capabilities, error) { return chartutil.DefaultCapabilities, nil },
 	}
@@ -128,7 +124,7 @@ type Guard struct {
 	Force bool
 }
 
-func (c *Client) config(ns string, maxHistory int, g Guard) (*action.Configuration, error) {
+func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard) (*action.Configuration, error) {
 	caps, err := c.capabilities()
 	if err != nil {
 		return nil, err
@@ -137,7 +133,7 @@ func (c *Client) config(ns string, maxHistory int, g Guard) (*action.Configurati
 	if g.Redact != nil {
 		log = func(format string, v ...any) { c.log("%s", g.Redact(fmt.Sprintf(format, v...))) }
 	}
-	st := c.storageFor(ns)
+	st := c.storageFor(ns, storageOf(ctx))
 	st.MaxHistory = maxHistory
 	var getter action.RESTClientGetter
 	if c.getter != nil {
@@ -155,7 +151,7 @@ func (c *Client) config(ns string, maxHistory int, g Guard) (*action.Configurati
 // Install installs a new release. Helm records a failed install as a
 // revision with status failed; the returned error says what failed.
 func (c *Client) Install(ctx context.Context, r Request) (*release.Release, error) {
-	cfg, err := c.config(r.Namespace, r.MaxHistory, r.Guard)
+	cfg, err := c.config(ctx, r.Namespace, r.MaxHistory, r.Guard)
 	if err != nil {
 		return nil, err
 	}
@@ -166,13 +162,13 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 	ctx, cancel := Bound(ctx, r.Timeout)
 	defer cancel()
 	rel, err := in.RunWithContext(ctx, r.Chart, r.Values)
-	return rel, c.explainTimeout(err, r.Timeout, r.Name, r.Namespace)
+	return rel, c.explainTimeout(ctx, err, r.Timeout, r.Name, r.Namespace)
 }
 
 // Upgrade upgrades an existing release to the request's chart and values
 // (the values replace the previous ones; nothing is reused).
 func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, error) {
-	cfg, err := c.config(r.Namespace, r.MaxHistory, r.Guard)
+	cfg, err := c.config(ctx, r.Namespace, r.MaxHistory, r.Guard)
 	if err != nil {
 		return nil, err
 	}
@@ -188,27 +184,27 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 	// finish, marks the (successful) revision failed. See upgradeCancelDelay.
 	defer time.AfterFunc(upgradeCancelDelay, cancel)
 	rel, err := up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
-	return rel, c.explainTimeout(err, r.Timeout, r.Name, r.Namespace)
+	return rel, c.explainTimeout(ctx, err, r.Timeout, r.Name, r.Namespace)
 }
 
 // Rollback rolls the release back to revision toRevision, as a new
 // revision, under g (every object it re-applies is admitted, and
 // g.Timeout bounds its hooks: Helm's rollback takes no context).
-func (c *Client) Rollback(_ context.Context, name, ns string, toRevision, maxHistory int, g Guard) error {
-	cfg, err := c.config(ns, maxHistory, g)
+func (c *Client) Rollback(ctx context.Context, name, ns string, toRevision, maxHistory int, g Guard) error {
+	cfg, err := c.config(ctx, ns, maxHistory, g)
 	if err != nil {
 		return err
 	}
 	rb := action.NewRollback(cfg)
 	rb.Version, rb.MaxHistory, rb.Timeout, rb.Force = toRevision, maxHistory, g.Timeout, g.Force
-	return c.explainTimeout(rb.Run(name), g.Timeout, name, ns)
+	return c.explainTimeout(ctx, rb.Run(name), g.Timeout, name, ns)
 }
 
 // Uninstall removes the release's objects and its history. A release that
 // does not exist is not an error. g.Timeout bounds its hooks (Helm's
 // uninstall takes no context; 0: no bound); g.DisableHooks skips them.
-func (c *Client) Uninstall(_ context.Context, name, ns string, description string, g Guard) error {
-	cfg, err := c.config(ns, 0, Guard{})
+func (c *Client) Uninstall(ctx context.Context, name, ns string, description string, g Guard) error {
+	cfg, err := c.config(ctx, ns, 0, Guard{})
 	if err != nil {
 		return err
 	}
@@ -219,14 +215,14 @@ func (c *Client) Uninstall(_ context.Context, name, ns string, description strin
 	if errors.Is(err, driver.ErrReleaseNotFound) {
 		return nil
 	}
-	return c.explainTimeout(err, timeout, name, ns)
+	return c.explainTimeout(ctx, err, timeout, name, ns)
 }
 
 // Unlock marks the latest revision failed if it is pending (left so by an
 // interrupted install, upgrade or rollback) and returns it. It returns
 // ErrNotLocked if the latest revision is not pending.
-func (c *Client) Unlock(_ context.Context, name, ns string) (*release.Release, error) {
-	st := c.storageFor(ns)
+func (c *Client) Unlock(ctx context.Context, name, ns string) (*release.Release, error) {
+	st := c.storageFor(ns, storageOf(ctx))
 	rel, err := st.Last(name)
 	if err != nil {
 		return nil, err
@@ -247,8 +243,8 @@ func (c *Client) Unlock(_ context.Context, name, ns string) (*release.Release, e
 var ErrNotLocked = errors.New("release is not pending")
 
 // Get returns revision version of a release (0: the latest).
-func (c *Client) Get(_ context.Context, name, ns string, version int) (*release.Release, error) {
-	st := c.storageFor(ns)
+func (c *Client) Get(ctx context.Context, name, ns string, version int) (*release.Release, error) {
+	st := c.storageFor(ns, storageOf(ctx))
 	if version == 0 {
 		return st.Last(name)
 	}
@@ -256,8 +252,8 @@ func (c *Client) Get(_ context.Context, name, ns string, version int) (*release.
 }
 
 // History returns every stored revision of a release, oldest first.
-func (c *Client) History(_ context.Context, name, ns string) ([]*release.Release, error) {
-	hist, err := c.storageFor(ns).History(name)
+func (c *Client) History(ctx context.Context, name, ns string) ([]*release.Release, error) {
+	hist, err := c.storageFor(ns, storageOf(ctx)).History(name)
 	if err != nil {
 		return nil, err
 	}

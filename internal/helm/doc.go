@@ -6,7 +6,9 @@
 // failure means is the release package's business.
 //
 // Releases are stored with Helm's Secret driver in the release namespace, so
-// the helm CLI (helm list -A, helm history) sees them. All clients share one
+// the helm CLI (helm list -A, helm history) sees them; a watch with storage
+// chunked stores them with helm-operator-plugins' chunked Secret driver
+// instead (WithStorage, storage.go), which the helm CLI does not read. All clients share one
 // memory-cached discovery client and REST mapper, and the cluster's
 // capabilities are read once and refreshed at most every CapabilitiesTTL,
 // so an action costs only the API requests it really makes.

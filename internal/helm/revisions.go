@@ -30,7 +30,8 @@ type Revision struct {
 // Revisions lists a release's revisions, oldest first, from the metadata
 // of its release Secrets as r sees them (a label-scoped metadata cache, or
 // the API server). Helm's Secret driver labels each Secret owner=helm,
-// name, version and status.
+// name, version and status; so does the chunked driver each index Secret
+// (its chunk Secrets carry no name: they are not revisions).
 func (c *Client) Revisions(ctx context.Context, r client.Reader, name, namespace string) ([]Revision, error) {
 	var list metav1.PartialObjectMetadataList
 	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))

@@ -76,12 +76,12 @@ func IsTimeout(err error) bool {
 // naming the hook it waited for, read from the stored latest revision
 // (Helm records each hook's last run there). Other errors are returned as
 // they are.
-func (c *Client) explainTimeout(err error, timeout time.Duration, name, ns string) error {
+func (c *Client) explainTimeout(ctx context.Context, err error, timeout time.Duration, name, ns string) error {
 	if timeout <= 0 || !IsTimeout(err) {
 		return err
 	}
 	te := &TimeoutError{After: timeout, Err: err}
-	if rel, gerr := c.storageFor(ns).Last(name); gerr == nil {
+	if rel, gerr := c.storageFor(ns, storageOf(ctx)).Last(name); gerr == nil {
 		te.Waiting = waitedHook(rel)
 	}
 	return te

@@ -42,7 +42,7 @@ func TestExplainTimeout(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := NewOffline(st, nil)
-			got := c.explainTimeout(tt.err, tt.timeout, "web", "ns")
+			got := c.explainTimeout(context.Background(), tt.err, tt.timeout, "web", "ns")
 			if tt.want == "" {
 				if got != tt.err {
 					t.Errorf("got %v, want the error unchanged", got)

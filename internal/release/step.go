@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/helm"
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
 	"github.com/chartkeeper/chartkeeper/internal/metrics"
 )
@@ -59,6 +60,7 @@ type Result struct {
 func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructured, st *api.Status) (Result, error) {
 	sg := steeringOf(obj.GetAnnotations())
 	t = sg.overlay(t)
+	ctx = helm.WithStorage(ctx, helm.Storage(t.Watch.ReleaseStorage()))
 	s := &step{e: e, t: t, obj: obj, st: st, steer: sg, chain: hookChain(e.hooks.For(t.Watch.GroupVersionKind().GroupKind()))}
 	defer func() {
 		if len(st.App) == 0 {

@@ -135,6 +135,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	w.Hooks.validate(add)
 	ValidateImages(w.Images, add)
 	w.Scope.validate(add)
+	validateStorage(w.Storage, add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {
 		add("overrideValues", "%v", err)

@@ -94,6 +94,8 @@ func TestParseErrorsNameEntryAndField(t *testing.T) {
 		{"drift ignore without paths", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {ignore: [{target: {kind: Deployment}}]}", []string{`field "drift.ignore[0].paths"`}},
 		{"drift ignore unknown target field", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {ignore: [{paths: [/a], target: {knd: Deployment}}]}", []string{`unknown field "knd"`}},
 		{"bad scope namespace", "- version: v1\n  kind: Foo\n  chart: chart\n  scope: {namespaces: [Not_A_Namespace]}", []string{`field "scope.namespaces"`, "Not_A_Namespace"}},
+		{"bad storage", "- version: v1\n  kind: Foo\n  chart: chart\n  storage: configmap", []string{`field "storage"`, `"configmap" is not a release storage`, `"secret"`, `"chunked"`}},
+		{"storage not a string", "- version: v1\n  kind: Foo\n  chart: chart\n  storage: [chunked]", []string{`entry 0 (kind "Foo")`, "storage"}},
 		{"second entry bad", "- version: v1\n  kind: Foo\n  chart: chart\n- version: v1\n  kind: Bar", []string{`entry 1 (kind "Bar"): field "chart": must be set`}},
 	}
 	for _, tt := range tests {
@@ -175,5 +177,26 @@ func TestPolicyDefaultsAndOverrides(t *testing.T) {
 	}
 	if _, err := ws[0].Release("cluster-scoped", ""); err == nil {
 		t.Error("an empty release namespace is not an error")
+	}
+}
+
+func TestStorageLoads(t *testing.T) {
+	tests := []struct {
+		name, field, want string
+	}{
+		{"unset is secret", "", StorageSecret},
+		{"secret", "  storage: secret\n", StorageSecret},
+		{"chunked", "  storage: chunked\n", StorageChunked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, err := Parse([]byte("- version: v1\n  kind: Foo\n  chart: chart\n"+tt.field), "testdata")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ws[0].ReleaseStorage(); got != tt.want {
+				t.Errorf("ReleaseStorage() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -67,6 +67,9 @@ type Watch struct {
 	// outside chartkeeper (a person's helm install). Default false: such a
 	// release is left alone and the resource is refused.
 	Adopt bool `json:"adopt,omitempty"`
+	// Storage is the release storage driver: StorageSecret (default) or
+	// StorageChunked (see ReleaseStorage).
+	Storage string `json:"storage,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`
