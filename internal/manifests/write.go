@@ -208,3 +208,28 @@ func parseSamples(name string, b []byte) (Samples, error) {
 	}
 	return out, nil
 }
+
+// SamplesOf returns the samples under dir/samples together with the new
+// ones among files (as Generate returns them, by path under dir).
+func SamplesOf(dir string, files map[string][]byte) (Samples, error) {
+	out, err := ReadSamples(filepath.Join(dir, "samples"))
+	if err != nil {
+		return nil, err
+	}
+	for rel, b := range files {
+		if filepath.Dir(rel) != "samples" || filepath.Base(rel) == "kustomization.yaml" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
+			continue // already read
+		}
+		got, err := parseSamples(rel, b)
+		if err != nil {
+			return nil, err
+		}
+		for gvk, specs := range got {
+			out[gvk] = append(out[gvk], specs...)
+		}
+	}
+	return out, nil
+}
