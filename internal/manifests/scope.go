@@ -13,8 +13,12 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
-// renderNamespace is the release namespace charts are rendered in.
-const renderNamespace = "default"
+// renderRelease and renderNamespace are the release name and namespace
+// charts are rendered with.
+const (
+	renderRelease   = "render"
+	renderNamespace = "default"
+)
 
 // clusterScopedKinds are the built-in kinds that live outside namespaces.
 // Kinds of custom resources are cluster-scoped when a CRD the chart ships
