@@ -75,6 +75,8 @@ func chartGrants(w watches.Watch, renders []Rendered) ([]rbacv1.PolicyRule, []st
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: chart %s (%s): %s: %w", w, w.Chart.Name(), r.What, key, err)
 			}
+			note("WARNING: %s (%s) has an aggregationRule: the API server lets only cluster-admin create it (or who may `escalate` clusterroles, which with `update` amounts to cluster-admin); "+
+				"the generated role does not grant that, so a release that renders it fails Forbidden: leave it off in the values, or grant `escalate` yourself", key, r.What)
 			if len(matched) == 0 {
 				note("%s aggregates ClusterRoles the chart does not create: their rules are not granted; binding it fails unless the operator holds them", key)
 			} else {
@@ -100,6 +102,7 @@ func chartGrants(w watches.Watch, renders []Rendered) ([]rbacv1.PolicyRule, []st
 			note("%s %s binds %s %s, which the chart does not create: `bind` on that one role added", gk.Kind, name, kind, refName)
 		}
 	}
+	sort.Strings(notes) // a template file's documents come in no fixed order
 	return rules, notes, nil
 }
 

@@ -97,6 +97,7 @@ func NeededScope(w watches.Watch, samples Samples) (watches.Scope, []string, err
 			}
 		}
 	}
+	sort.Strings(order) // a template file's documents come in no fixed order
 	reasons := make([]string, 0, len(order))
 	for _, why := range order {
 		reasons = append(reasons, fmt.Sprintf("%s (%s)", why, strings.Join(whats[why], ", ")))
