@@ -44,11 +44,26 @@ func createAPICommand(args []string, stdout, stderr io.Writer) int {
 		}
 		return reportError(stderr, "chartkeeper create-api (nothing changed)", err)
 	}
+	scope, err := openScope(res, o, configDir, files, stderr)
+	if err != nil {
+		if rerr := res.Rollback(); rerr != nil {
+			fmt.Fprintf(stderr, "chartkeeper create-api: putting back the chart and watches.yaml: %v\n", rerr)
+		}
+		return reportError(stderr, "chartkeeper create-api (nothing changed)", err)
+	}
 	if err := res.Commit(); err != nil {
 		fmt.Fprintf(stderr, "chartkeeper create-api: %v\n", err)
 	}
 	for _, c := range res.Changes {
+		if c.Path == "watches.yaml" && c.Action == "unchanged" && len(scope) > 0 {
+			c.Action = "updated"
+		}
 		fmt.Fprintln(stdout, c)
+		if c.Path == "watches.yaml" {
+			for _, l := range scope {
+				fmt.Fprintln(stdout, l)
+			}
+		}
 	}
 	return writeAndReport(stdout, stderr, "chartkeeper create-api", configDir, "config", files, warns)
 }

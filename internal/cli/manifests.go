@@ -121,13 +121,28 @@ func writeFiles(dir, display string, files map[string][]byte) ([]string, error) 
 	return out, manifests.Write(dir, files)
 }
 
-// printWarnings lists what of the charts' schemas only Helm checks.
+// printWarnings lists what the role holds for the charts' own RBAC, and
+// what of the charts' schemas only Helm checks.
 func printWarnings(w io.Writer, warns []crdschema.Warning) {
-	if len(warns) == 0 {
+	var rbac, schema []crdschema.Warning
+	for _, x := range warns {
+		if x.Path == manifests.RBACNote {
+			rbac = append(rbac, x)
+		} else {
+			schema = append(schema, x)
+		}
+	}
+	if len(rbac) > 0 {
+		fmt.Fprintln(w, "note: config/rbac/role.yaml holds what the charts' own RBAC grants (the API server's escalation check):")
+		for _, x := range rbac {
+			fmt.Fprintf(w, "  %s\n", x.Detail)
+		}
+	}
+	if len(schema) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "note: the API server does not check these parts of the charts' schemas (Helm does, when it reconciles):")
-	for _, x := range warns {
+	for _, x := range schema {
 		fmt.Fprintf(w, "  %s\n", x)
 	}
 }

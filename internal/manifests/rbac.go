@@ -30,9 +30,12 @@ type Samples map[schema.GroupVersionKind][]map[string]any
 // Role returns the ClusterRole the operator needs for these watches: its
 // custom resources, Helm's release Secrets, Events, and every kind the
 // charts render with their default values, with each sample's spec and
-// with each boolean default flipped, each with exact verbs, plus the extra
-// rules of the Go hooks (hookRules). No rule names "*".
-func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*rbacv1.ClusterRole, error) {
+// with each boolean default flipped, each with exact verbs; what the
+// charts' own Roles and ClusterRoles grant (chartGrants); CRDs when a
+// chart ships crds/; plus the extra rules of the Go hooks (hookRules). No
+// rule names "*". The notes say, per kind, which rules the charts' RBAC
+// added and what could not be resolved.
+func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*rbacv1.ClusterRole, []string, error) {
 	byGroup := map[string]map[string][]string{} // group -> resource -> verbs
 	add := func(group, resource string, verbs ...string) {
 		if byGroup[group] == nil {
@@ -40,6 +43,8 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 		}
 		byGroup[group][resource] = union(byGroup[group][resource], verbs)
 	}
+	var extra []rbacv1.PolicyRule // rules with resourceNames or nonResourceURLs, kept whole
+	var notes []string
 	for _, w := range ws {
 		plural := Plural(w.Kind)
 		add(w.Group, plural, "get", "list", "watch", "update", "patch")
@@ -47,7 +52,7 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 		add(w.Group, plural+"/finalizers", "update")
 		renders, err := Render(w, samples)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		renders = append(renders, renderToggles(w)...)
 		for _, r := range renders {
@@ -55,10 +60,32 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 				add(gk.Group, Plural(gk.Kind), releasedVerbs...)
 			}
 		}
+		grants, ns, err := chartGrants(w, renders)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, g := range grants {
+			if len(g.ResourceNames) > 0 || len(g.NonResourceURLs) > 0 {
+				extra = append(extra, g)
+				continue
+			}
+			for _, grp := range g.APIGroups {
+				for _, res := range g.Resources {
+					add(grp, res, g.Verbs...)
+				}
+			}
+		}
+		if len(w.Chart.CRDObjects()) > 0 {
+			add("apiextensions.k8s.io", "customresourcedefinitions", crdVerbs...)
+			ns = append(ns, "the chart ships CRDs in crds/: customresourcedefinitions "+strings.Join(crdVerbs, " ")+" added (never delete)")
+		}
+		for _, n := range ns {
+			notes = append(notes, w.Kind+": "+n)
+		}
 	}
 	for _, r := range hookRules {
 		if slices.Contains(r.Verbs, "*") || slices.Contains(r.Resources, "*") || slices.Contains(r.APIGroups, "*") {
-			return nil, fmt.Errorf("a Go hook asks for %v: name the groups, resources and verbs it needs, not *", r)
+			return nil, nil, fmt.Errorf("a Go hook asks for %v: name the groups, resources and verbs it needs, not *", r)
 		}
 		for _, g := range r.APIGroups {
 			for _, res := range r.Resources {
@@ -91,7 +118,39 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 			role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: res, Verbs: byGroup[g][res[0]]})
 		}
 	}
-	return role, nil
+	role.Rules = append(role.Rules, uncovered(extra, byGroup)...)
+	return role, notes, nil
+}
+
+// uncovered returns rules, sorted and without duplicates, less those whose
+// every resource byGroup already grants with all their verbs.
+func uncovered(rules []rbacv1.PolicyRule, byGroup map[string]map[string][]string) []rbacv1.PolicyRule {
+	seen := map[string]bool{}
+	var out []rbacv1.PolicyRule
+	for _, r := range rules {
+		r.Verbs = union(nil, r.Verbs)
+		k := ruleKey(r)
+		if seen[k] || (len(r.NonResourceURLs) == 0 && covered(r, byGroup)) {
+			continue
+		}
+		seen[k] = true
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return ruleKey(out[i]) < ruleKey(out[j]) })
+	return out
+}
+
+func covered(r rbacv1.PolicyRule, byGroup map[string]map[string][]string) bool {
+	for _, g := range r.APIGroups {
+		for _, res := range r.Resources {
+			for _, v := range r.Verbs {
+				if !slices.Contains(byGroup[g][res], v) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // Rendered is a chart rendered client-side with some values.
@@ -137,7 +196,7 @@ func renderObjects(w watches.Watch, spec map[string]any) ([]map[string]any, erro
 	if err != nil {
 		return nil, err
 	}
-	vals, err := chartutil.ToRenderValues(w.Chart, in, chartutil.ReleaseOptions{Name: "render", Namespace: "default", IsInstall: true}, chartutil.DefaultCapabilities)
+	vals, err := chartutil.ToRenderValues(w.Chart, in, chartutil.ReleaseOptions{Name: renderRelease, Namespace: renderNamespace, IsInstall: true}, chartutil.DefaultCapabilities)
 	if err != nil {
 		return nil, err
 	}
