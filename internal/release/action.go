@@ -124,9 +124,9 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 	}
 	if rel != nil {
 		if objs, perr := parseManifest(rel.Manifest, s.d.ref.Namespace, e.helm.Mapper()); perr == nil {
-			e.manifests.put(key, rel.Version, objs)
+			e.manifests.setOnly(key, rel.Version, objs)
 		}
-		e.proofs.put(key, rel.Version, prove(rel, s.t.Watch.Chart, s.d.values))
+		e.proofs.setOnly(key, rel.Version, prove(rel, s.t.Watch.Chart, s.d.values))
 	}
 	a.succeeded(s, out)
 	s.backoffCleared(string(a.kind()), phaseOf(a.hooksBefore(s)))

@@ -127,11 +127,11 @@ func (e *Engine) driftOf(ctx context.Context, ob object) ([]fieldDiff, error) {
 		client.DryRunAll, client.ForceOwnership, client.FieldOwner(driftCheckManager)); err != nil {
 		return nil, err
 	}
-	return diffFields(comparable(live), comparable(applied)), nil
+	return diffFields(withoutApplyNoise(live), withoutApplyNoise(applied)), nil
 }
 
-// comparable strips what an apply changes without changing the object.
-func comparable(u *unstructured.Unstructured) map[string]any {
+// withoutApplyNoise strips what an apply changes without changing the object.
+func withoutApplyNoise(u *unstructured.Unstructured) map[string]any {
 	c := u.DeepCopy()
 	c.SetManagedFields(nil)
 	c.SetResourceVersion("")

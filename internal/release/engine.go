@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,12 +40,12 @@ type Engine struct {
 
 	expect    *expectations
 	running   *runningActions
-	manifests *manifestCache
+	manifests *revisionMemo[[]object]
 	drift     *driftTracker
 	ready     *objectMemo[readyAt]
-	proofs    *proofCache
+	proofs    *revisionMemo[provenance]
 	// descriptions remembers who revisions' descriptions name (owner.go).
-	descriptions *descriptionCache
+	descriptions *revisionMemo[describedAs]
 }
 
 // Option configures NewEngine.
@@ -91,12 +89,12 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 		log:       logr.Discard(),
 		expect:    newExpectations(),
 		running:   newRunningActions(),
-		manifests: newManifestCache(),
+		manifests: newMemo[int, []object](),
 		drift:     newDriftTracker(),
 		ready:     newObjectMemo[readyAt](),
-		proofs:    newProofCache(),
+		proofs:    newMemo[int, provenance](),
 
-		descriptions: newDescriptionCache(),
+		descriptions: newMemo[int, describedAs](),
 	}
 	for _, o := range opts {
 		o(e)
@@ -132,37 +130,6 @@ func (e *Engine) Forget(ref watches.ReleaseRef) {
 	e.ready.forget(k)
 	e.proofs.forget(k)
 	e.descriptions.forget(k)
-}
-
-// objectMemo remembers something per released object (by UID), grouped by
-// release so that forgetting a release frees its entries.
-type objectMemo[V any] struct {
-	mu sync.Mutex
-	m  map[string]map[types.UID]V
-}
-
-func newObjectMemo[V any]() *objectMemo[V] { return &objectMemo[V]{m: map[string]map[types.UID]V{}} }
-
-func (t *objectMemo[V]) get(release string, uid types.UID) (V, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	v, ok := t.m[release][uid]
-	return v, ok
-}
-
-func (t *objectMemo[V]) set(release string, uid types.UID, v V) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.m[release] == nil {
-		t.m[release] = map[types.UID]V{}
-	}
-	t.m[release][uid] = v
-}
-
-func (t *objectMemo[V]) forget(release string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.m, release)
 }
 
 // event records an Event about obj, with one of the declared reasons. A

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -76,40 +75,4 @@ func parseManifest(manifest, releaseNS string, mapper meta.RESTMapper) ([]object
 		u.SetNamespace(ns)
 		out = append(out, object{GVK: gvk, Namespace: ns, Name: u.GetName(), Desired: u})
 	}
-}
-
-// manifestCache keeps the parsed objects of the latest revision of each
-// release, so a step decodes a release from storage at most once per revision.
-type manifestCache struct {
-	mu sync.Mutex
-	m  map[string]cachedManifest
-}
-
-type cachedManifest struct {
-	version int
-	objects []object
-}
-
-func newManifestCache() *manifestCache { return &manifestCache{m: map[string]cachedManifest{}} }
-
-func (c *manifestCache) get(key string, version int) ([]object, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cm, ok := c.m[key]
-	if !ok || cm.version != version {
-		return nil, false
-	}
-	return cm.objects, true
-}
-
-func (c *manifestCache) put(key string, version int, objs []object) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[key] = cachedManifest{version: version, objects: objs}
-}
-
-func (c *manifestCache) forget(key string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, key)
 }

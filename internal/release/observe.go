@@ -208,7 +208,7 @@ func (e *Engine) objects(ctx context.Context, ref watches.ReleaseRef, version in
 	if err != nil {
 		return nil, fmt.Errorf("parsing revision %d: %w", version, err)
 	}
-	e.manifests.put(key, version, objs)
+	e.manifests.setOnly(key, version, objs)
 	return objs, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -121,7 +120,7 @@ func (e *Engine) describedOwner(ctx context.Context, ref watches.ReleaseRef, rev
 			if rel.Info != nil {
 				d.c, d.ok = parseDescription(rel.Info.Description)
 			}
-			e.descriptions.put(releaseKey(ref), r.Version, d)
+			e.descriptions.set(releaseKey(ref), r.Version, d)
 		}
 		if d.ok {
 			return d.c, true
@@ -167,39 +166,10 @@ func (e *Engine) claimantExists(ctx context.Context, c claimant) (bool, error) {
 }
 
 // descriptionCache remembers who each revision's description names, per
-// release, so that a refused resource does not decode it on every step.
-type descriptionCache struct {
-	mu sync.Mutex
-	m  map[string]map[int]describedAs
-}
-
+// describedAs is what a revision's description says of its owner
+// (Engine.descriptions keeps it per revision, so that a refused resource
+// does not decode the release on every step).
 type describedAs struct {
 	c  claimant
 	ok bool
-}
-
-func newDescriptionCache() *descriptionCache {
-	return &descriptionCache{m: map[string]map[int]describedAs{}}
-}
-
-func (d *descriptionCache) get(key string, version int) (describedAs, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	v, found := d.m[key][version]
-	return v, found
-}
-
-func (d *descriptionCache) put(key string, version int, v describedAs) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.m[key] == nil {
-		d.m[key] = map[int]describedAs{}
-	}
-	d.m[key][version] = v
-}
-
-func (d *descriptionCache) forget(key string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.m, key)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -144,48 +143,12 @@ func (e *Engine) provenanceOf(ctx context.Context, t Target, d desired, version 
 	}
 	if _, ok := e.manifests.get(key, version); !ok {
 		if objs, err := parseManifest(rel.Manifest, d.ref.Namespace, e.helm.Mapper()); err == nil {
-			e.manifests.put(key, version, objs)
+			e.manifests.setOnly(key, version, objs)
 		}
 	}
 	p := prove(rel, t.Watch.Chart, d.values)
-	e.proofs.put(key, version, p)
+	e.proofs.setOnly(key, version, p)
 	return p, nil
-}
-
-// proofCache keeps the verdict on the latest checked revision of each
-// release.
-type proofCache struct {
-	mu sync.Mutex
-	m  map[string]cachedProof
-}
-
-type cachedProof struct {
-	version int
-	p       provenance
-}
-
-func newProofCache() *proofCache { return &proofCache{m: map[string]cachedProof{}} }
-
-func (c *proofCache) get(key string, version int) (provenance, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cp, ok := c.m[key]
-	if !ok || cp.version != version {
-		return provenance{}, false
-	}
-	return cp.p, true
-}
-
-func (c *proofCache) put(key string, version int, p provenance) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[key] = cachedProof{version: version, p: p}
-}
-
-func (c *proofCache) forget(key string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, key)
 }
 
 // labelDomain prefixes chartkeeper's own labels (api.LabelDigest, ...).

@@ -42,7 +42,7 @@ func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error)
 		// No release is left (status.release goes): the objects of the
 		// uninstalled revision are remembered as those of revision 0, for
 		// the deletion to wait until they are gone.
-		s.e.manifests.put(releaseKey(s.d.ref), 0, objs)
+		s.e.manifests.setOnly(releaseKey(s.d.ref), 0, objs)
 	}
 	return nil, err
 }
