@@ -44,7 +44,16 @@ func createAPICommand(args []string, stdout, stderr io.Writer) int {
 		}
 		return reportError(stderr, "chartkeeper create-api (nothing changed)", err)
 	}
-	scope, err := openScope(res, o, configDir, files, stderr)
+	err = checkSample(o, files)
+	var scope []string
+	if err == nil {
+		scope, err = openScope(res, o, configDir, files, stderr)
+	}
+	if err == nil {
+		var storage []string
+		storage, err = chooseStorage(res, o, configDir, files, stderr)
+		scope = append(scope, storage...)
+	}
 	if err != nil {
 		if rerr := res.Rollback(); rerr != nil {
 			fmt.Fprintf(stderr, "chartkeeper create-api: putting back the chart and watches.yaml: %v\n", rerr)

@@ -29,6 +29,9 @@ func copyChart(ch *chart.Chart, src, dir, rel string, u *undo) (Change, error) {
 	}
 	switch {
 	case have == nil:
+		if err := mkdirAll(filepath.Dir(dest), u); err != nil { // charts/ too goes on rollback
+			return Change{}, err
+		}
 		u.add(func() error { return os.RemoveAll(dest) })
 		return Change{Path: rel, Action: "created"}, writeTree(dest, want)
 	case sameTree(have, want):
