@@ -99,9 +99,18 @@ func walkChart(t *testing.T, chartDir string, row walkRow, storage string) {
 	waitCRRevision(t, env, gvk, ns, name, 1)
 
 	// Upgrade.
+	var before string
+	if row.unchanged != nil {
+		before = readField(t, env, ns, owner, *row.unchanged)
+	}
 	patchCR(t, env, gvk, ns, name, row.upgrade)
 	waitCRRevision(t, env, gvk, ns, name, 2)
 	checkEffect(t, env, ns, owner, name, row.effect)
+	if row.unchanged != nil {
+		if after := readField(t, env, ns, owner, *row.unchanged); after != before {
+			t.Errorf("the upgrade changed %s *%s %s: %q, then %q", row.unchanged.kind, row.unchanged.suffix, row.unchanged.path, before, after)
+		}
+	}
 
 	// Violation.
 	bad := newCR(gvk, ns, name+"-bad", mergeValues(deepCopyMap(sampleSpec), row.violation))
@@ -168,10 +177,15 @@ func setWatchStorage(t *testing.T, watchesFile, storage string) {
 // release revision rev.
 func waitCRRevision(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, name string, rev int) {
 	t.Helper()
+	var stalled *metav1.Condition
 	testenv.Eventually(t, 3*time.Minute, func(ctx context.Context) error {
 		u, st, err := getCR(ctx, env, gvk, ns, name)
 		if err != nil {
 			return err
+		}
+		if c := condition(st, api.ConditionStalled); c.Status == metav1.ConditionTrue && st.ObservedGeneration == u.GetGeneration() {
+			stalled = &c // nothing more happens until the spec changes
+			return nil
 		}
 		ready := condition(st, api.ConditionReady)
 		if ready.Status != metav1.ConditionTrue || st.ObservedGeneration != u.GetGeneration() || st.Release == nil || st.Release.Revision != rev {
@@ -179,6 +193,9 @@ func waitCRRevision(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind,
 		}
 		return nil
 	})
+	if stalled != nil {
+		t.Fatalf("%s %s is Stalled (want Ready at revision %d): %s: %s", gvk.Kind, name, rev, stalled.Reason, stalled.Message)
+	}
 }
 
 // checkEffect finds the released object of the effect and compares the
@@ -199,17 +216,41 @@ func checkEffect(t *testing.T, env *testenv.Env, ns, owner, release string, e wa
 		}
 		var seen []string
 		for _, o := range list.Items {
-			if o.GetAnnotations()[api.AnnotationOwner] != owner || !strings.HasSuffix(o.GetName(), e.suffix) {
+			if o.GetAnnotations()[api.AnnotationOwner] != owner {
 				continue
 			}
 			var sb strings.Builder
-			if err := jp.Execute(&sb, o.Object); err == nil && sb.String() == want {
+			if err := jp.Execute(&sb, o.Object); err == nil && sb.String() == want && strings.HasSuffix(o.GetName(), e.suffix) {
 				return nil
 			}
 			seen = append(seen, fmt.Sprintf("%s: %q", o.GetName(), sb.String()))
 		}
 		return fmt.Errorf("no released %s *%s has %s = %q: %v", e.kind, e.suffix, e.path, want, seen)
 	})
+}
+
+// readField reads a field of the released object of e (one only).
+func readField(t *testing.T, env *testenv.Env, ns, owner string, e walkEffect) string {
+	t.Helper()
+	jp := jsonpath.New("field")
+	if err := jp.Parse(e.path); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, o := range ownedObjects(t, env, ns, owner) {
+		if o.GetKind() != e.kind || !strings.HasSuffix(o.GetName(), e.suffix) {
+			continue
+		}
+		var sb strings.Builder
+		if err := jp.Execute(&sb, o.Object); err != nil {
+			t.Fatalf("%s %s: %s: %v", e.kind, o.GetName(), e.path, err)
+		}
+		out = append(out, sb.String())
+	}
+	if len(out) != 1 || out[0] == "" {
+		t.Fatalf("want one released %s *%s with %s, got %q", e.kind, e.suffix, e.path, out)
+	}
+	return out[0]
 }
 
 // ownedObjects lists the released objects of the resource named by owner.

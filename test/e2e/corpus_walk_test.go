@@ -17,6 +17,9 @@ type walkRow struct {
 	// on a released object.
 	upgrade map[string]any
 	effect  walkEffect
+	// unchanged is a field of a released object the upgrade must keep
+	// (want unused): a generated password read back with lookup, say.
+	unchanged *walkEffect
 	// violation is merged into the sample's spec of a new resource, which
 	// the API server must refuse with a message naming field.
 	violation map[string]any
@@ -48,7 +51,7 @@ var walkRows = map[string]walkRow{
 	"gizmo-controller": {
 		kind:      "GizmoController",
 		upgrade:   map[string]any{"replicaCount": 2},
-		effect:    walkEffect{kind: "Deployment", suffix: "gizmo-controller", path: "{.spec.replicas}", want: "2"},
+		effect:    walkEffect{kind: "Deployment", suffix: "-gizmo", path: "{.spec.replicas}", want: "2"},
 		violation: map[string]any{"replicaCount": "two"},
 		field:     "spec.replicaCount",
 	},
@@ -71,7 +74,7 @@ var walkRows = map[string]walkRow{
 	"storefront": {
 		kind:      "Storefront",
 		upgrade:   map[string]any{"extraEnv": "- name: WALK\n  value: \"{{ .Release.Name }}-upgraded\"\n"},
-		effect:    walkEffect{kind: "Deployment", suffix: "-storefront", path: "{.spec.template.spec.containers[0].env[?(@.name==\"WALK\")].value}", want: "$release-upgraded"},
+		effect:    walkEffect{kind: "Deployment", path: "{.spec.template.spec.containers[0].env[?(@.name==\"WALK\")].value}", want: "$release-upgraded"},
 		violation: map[string]any{"replicaCount": "many"},
 		field:     "spec.replicaCount",
 	},
@@ -79,6 +82,7 @@ var walkRows = map[string]walkRow{
 		kind:      "KeyVault",
 		upgrade:   map[string]any{"replicaCount": 3},
 		effect:    walkEffect{kind: "StatefulSet", path: "{.spec.replicas}", want: "3"},
+		unchanged: &walkEffect{kind: "Secret", suffix: "-keyvault", path: "{.data.root-password}"},
 		violation: map[string]any{"auth": map[string]any{"passwordLength": "long"}},
 		field:     "spec.auth.passwordLength",
 	},
