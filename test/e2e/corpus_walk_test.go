@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chartkeeper/chartkeeper/test/testenv"
+)
+
+// walkRow is what the walk needs to know of one corpus chart: everything
+// else (CRD, RBAC, scope, sample) is create-api's, from the unedited chart.
+type walkRow struct {
+	kind string // the kind create-api is given
+	// upgrade is merged into the sample's spec; effect is what it changes
+	// on a released object.
+	upgrade map[string]any
+	effect  walkEffect
+	// unchanged is a field of a released object the upgrade must keep
+	// (want unused): a generated password read back with lookup, say.
+	unchanged *walkEffect
+	// violation is merged into the sample's spec of a new resource, which
+	// the API server must refuse with a message naming field.
+	violation map[string]any
+	field     string
+	// preDelete names the suffix of a pre-delete hook Job that must have
+	// run (completed) when the resource is gone.
+	preDelete string
+	// optional rows are for charts that arrive from another branch: the
+	// walk does not fail when their directory is missing.
+	optional bool
+}
+
+// walkRows has one row per directory of test/corpus.
+var walkRows = map[string]walkRow{
+	"kvstore": {
+		kind:      "KVStore",
+		upgrade:   map[string]any{"master": map[string]any{"annotations": map[string]any{"walk": "upgraded"}}},
+		effect:    walkEffect{kind: "StatefulSet", suffix: "-master", path: "{.metadata.annotations.walk}", want: "upgraded"},
+		violation: map[string]any{"master": map[string]any{"count": "two"}},
+		field:     "spec.master.count",
+	},
+	"sqldb": {
+		kind:      "SQLDB",
+		upgrade:   map[string]any{"primary": map[string]any{"podAnnotations": map[string]any{"walk": "upgraded"}}},
+		effect:    walkEffect{kind: "StatefulSet", suffix: "-primary", path: "{.spec.template.metadata.annotations.walk}", want: "upgraded"},
+		violation: map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}},
+		field:     "spec.image.pullPolicy",
+	},
+	"gizmo-controller": {
+		kind:      "GizmoController",
+		upgrade:   map[string]any{"replicaCount": 2},
+		effect:    walkEffect{kind: "Deployment", suffix: "-gizmo", path: "{.spec.replicas}", want: "2"},
+		violation: map[string]any{"replicaCount": "two"},
+		field:     "spec.replicaCount",
+	},
+	"certissuer": {
+		kind:      "CertIssuer",
+		upgrade:   map[string]any{"replicaCount": 2},
+		effect:    walkEffect{kind: "Deployment", path: "{.spec.replicas}", want: "2"},
+		violation: map[string]any{"replicaCount": "two"},
+		field:     "spec.replicaCount",
+		optional:  true,
+	},
+	"migrating-app": {
+		kind:      "MigratingApp",
+		upgrade:   map[string]any{"image": map[string]any{"tag": "2.1.0"}},
+		effect:    walkEffect{kind: "Deployment", path: "{.spec.template.spec.containers[0].image}", want: "registry.example/ledger/ledger:2.1.0"},
+		violation: map[string]any{"migrations": map[string]any{"backoffLimit": "never"}},
+		field:     "spec.migrations.backoffLimit",
+		preDelete: "-pre-delete",
+	},
+	"storefront": {
+		kind:      "Storefront",
+		upgrade:   map[string]any{"extraEnv": "- name: WALK\n  value: \"{{ .Release.Name }}-upgraded\"\n"},
+		effect:    walkEffect{kind: "Deployment", path: "{.spec.template.spec.containers[0].env[?(@.name==\"WALK\")].value}", want: "$release-upgraded"},
+		violation: map[string]any{"replicaCount": "many"},
+		field:     "spec.replicaCount",
+	},
+	"keyvault": {
+		kind:      "KeyVault",
+		upgrade:   map[string]any{"replicaCount": 3},
+		effect:    walkEffect{kind: "StatefulSet", path: "{.spec.replicas}", want: "3"},
+		unchanged: &walkEffect{kind: "Secret", suffix: "-keyvault", path: "{.data.root-password}"},
+		violation: map[string]any{"auth": map[string]any{"passwordLength": "long"}},
+		field:     "spec.auth.passwordLength",
+	},
+	"monitoring-stack": {
+		kind:      "MonitoringStack",
+		upgrade:   map[string]any{"grafana": map[string]any{"replicas": 2}},
+		effect:    walkEffect{kind: "Deployment", suffix: "-grafana", path: "{.spec.replicas}", want: "2"},
+		violation: map[string]any{"dashboards": map[string]any{"count": "all"}},
+		field:     "spec.dashboards.count",
+	},
+}
+
+// Every chart of test/corpus, packaged with create-api unedited, is walked
+// as the generated ServiceAccount bound only to the generated ClusterRole:
+// the sample installs and becomes Ready; a spec upgrade becomes Ready at
+// revision 2 and shows on a released object; a schema violation is refused
+// by the API server naming the field; deleting the resource removes it and
+// the release's objects (kept ones excepted), after its pre-delete hook ran.
+//
+// Test-only step, off by default: CHARTKEEPER_CORPUS_STORAGE=chart=storage
+// (comma-separated) sets the `storage` of a chart's generated watch before
+// the operator starts, to show what a create-api decision would change;
+// the walk itself never edits what create-api wrote.
+func TestCorpusWalk(t *testing.T) {
+	corpus := filepath.Join(testenv.RepoRoot(), "test", "corpus")
+	entries, err := os.ReadDir(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		seen[name] = true
+		t.Run(name, func(t *testing.T) {
+			row, ok := walkRows[name]
+			if !ok {
+				t.Fatalf("test/corpus/%s has no row in walkRows: add a row (kind, upgrade and its effect, violation and its field)", name)
+			}
+			walkChart(t, filepath.Join(corpus, name), row, storageOverride(name))
+		})
+	}
+	for name, row := range walkRows {
+		if !seen[name] && !row.optional {
+			t.Errorf("walkRows has a row for %s, which is not in test/corpus", name)
+		}
+	}
+}
+
+// storageOverride reads the test-only CHARTKEEPER_CORPUS_STORAGE for chart.
+func storageOverride(chart string) string {
+	for _, kv := range strings.Split(os.Getenv("CHARTKEEPER_CORPUS_STORAGE"), ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == chart {
+			return v
+		}
+	}
+	return ""
+}
+
+func TestStorageOverride(t *testing.T) {
+	for _, tc := range []struct{ env, chart, want string }{
+		{"", "monitoring-stack", ""},
+		{"monitoring-stack=chunked", "monitoring-stack", "chunked"},
+		{"kvstore=secret,monitoring-stack=chunked", "monitoring-stack", "chunked"},
+		{"kvstore=secret", "monitoring-stack", ""},
+	} {
+		t.Setenv("CHARTKEEPER_CORPUS_STORAGE", tc.env)
+		if got := storageOverride(tc.chart); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}
