@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +20,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
-	"github.com/chartkeeper/chartkeeper/internal/watches"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
@@ -65,16 +63,13 @@ func walkKind(t *testing.T, kind string) schema.GroupVersionKind {
 
 // walkChart packages chartDir with create-api into a temporary project and
 // walks it: install, upgrade, violation, delete.
-func walkChart(t *testing.T, chartDir string, row walkRow, storage string) {
+func walkChart(t *testing.T, chartDir string, row walkRow) {
 	env := testenv.Cluster(t)
 	ctx := context.Background()
 	proj := t.TempDir()
 	chartkeeper(t, 0, "create-api", "--chart", chartDir, "--group", walkGroup, "--version", "v1alpha1",
 		"--kind", row.kind, "--project-dir", proj)
 	watchesFile := filepath.Join(proj, "watches.yaml")
-	if storage != "" {
-		setWatchStorage(t, watchesFile, storage)
-	}
 	crds := applyCRDs(t, env, filepath.Join(proj, "config", "crd", "bases"))
 	deleteShippedCRDs(t, env, filepath.Join(proj, "charts", filepath.Base(chartDir), "crds"))
 	ns := env.Namespace(t)
@@ -150,27 +145,6 @@ func walkChart(t *testing.T, chartDir string, row walkRow, storage string) {
 	if row.preDelete != "" {
 		checkJobCompleted(t, env, ns, row.preDelete)
 	}
-}
-
-// setWatchStorage is the walk's one test-only edit of what create-api
-// wrote (CHARTKEEPER_CORPUS_STORAGE): the watch's storage.
-func setWatchStorage(t *testing.T, watchesFile, storage string) {
-	t.Helper()
-	if _, err := watches.Load(watchesFile); err != nil {
-		t.Fatal(err)
-	}
-	b := readFile(t, watchesFile)
-	if strings.Contains(string(b), "\n  storage:") {
-		t.Fatalf("the generated watch already has a storage:\n%s", b)
-	}
-	b = append(b, []byte("  storage: "+storage+"\n")...)
-	if err := os.WriteFile(watchesFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := watches.Load(watchesFile); err != nil {
-		t.Fatalf("watches.yaml with storage %s: %v", storage, err)
-	}
-	t.Logf("test-only: the generated watch is given storage: %s", storage)
 }
 
 // waitCRRevision waits until the resource is Ready for its generation at

@@ -3,7 +3,6 @@ package e2e
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/chartkeeper/chartkeeper/test/testenv"
@@ -101,11 +100,7 @@ var walkRows = map[string]walkRow{
 // revision 2 and shows on a released object; a schema violation is refused
 // by the API server naming the field; deleting the resource removes it and
 // the release's objects (kept ones excepted), after its pre-delete hook ran.
-//
-// Test-only step, off by default: CHARTKEEPER_CORPUS_STORAGE=chart=storage
-// (comma-separated) sets the `storage` of a chart's generated watch before
-// the operator starts, to show what a create-api decision would change;
-// the walk itself never edits what create-api wrote.
+// Nothing create-api wrote is edited.
 func TestCorpusWalk(t *testing.T) {
 	corpus := filepath.Join(testenv.RepoRoot(), "test", "corpus")
 	entries, err := os.ReadDir(corpus)
@@ -124,36 +119,12 @@ func TestCorpusWalk(t *testing.T) {
 			if !ok {
 				t.Fatalf("test/corpus/%s has no row in walkRows: add a row (kind, upgrade and its effect, violation and its field)", name)
 			}
-			walkChart(t, filepath.Join(corpus, name), row, storageOverride(name))
+			walkChart(t, filepath.Join(corpus, name), row)
 		})
 	}
 	for name, row := range walkRows {
 		if !seen[name] && !row.optional {
 			t.Errorf("walkRows has a row for %s, which is not in test/corpus", name)
-		}
-	}
-}
-
-// storageOverride reads the test-only CHARTKEEPER_CORPUS_STORAGE for chart.
-func storageOverride(chart string) string {
-	for _, kv := range strings.Split(os.Getenv("CHARTKEEPER_CORPUS_STORAGE"), ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == chart {
-			return v
-		}
-	}
-	return ""
-}
-
-func TestStorageOverride(t *testing.T) {
-	for _, tc := range []struct{ env, chart, want string }{
-		{"", "monitoring-stack", ""},
-		{"monitoring-stack=chunked", "monitoring-stack", "chunked"},
-		{"kvstore=secret,monitoring-stack=chunked", "monitoring-stack", "chunked"},
-		{"kvstore=secret", "monitoring-stack", ""},
-	} {
-		t.Setenv("CHARTKEEPER_CORPUS_STORAGE", tc.env)
-		if got := storageOverride(tc.chart); got != tc.want {
-			t.Errorf("%q: %q, want %q", tc.env, got, tc.want)
 		}
 	}
 }
