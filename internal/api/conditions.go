@@ -78,9 +78,9 @@ const (
 	// the watch's crds policy is create-and-replace: nothing is applied
 	// until the chart or spec changes, or a reconcile is requested.
 	ReasonCRDUpgradeRefused Reason = "CRDUpgradeRefused"
-	// ReasonCRDFailed: applying the chart's CRDs failed (RBAC, a CRD
-	// not established in time); retried with backoff.
-	ReasonCRDFailed Reason = "CRDFailed"
+	// ReasonCRDsApplied: an install or upgrade created or replaced the
+	// chart's CRDs (named) under the watch's crds policy (an Event).
+	ReasonCRDsApplied Reason = "CRDsApplied"
 )
 
 // Reasons lists every declared reason.
@@ -99,7 +99,7 @@ func Reasons() []Reason {
 		ReasonChangedOutside,
 		ReasonReleaseOwnedByAnother,
 		ReasonMissingDependency, ReasonForbidden,
-		ReasonCRDUpgradeRefused, ReasonCRDFailed,
+		ReasonCRDUpgradeRefused, ReasonCRDsApplied,
 	}
 }
 
