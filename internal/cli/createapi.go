@@ -45,6 +45,11 @@ func createAPICommand(args []string, stdout, stderr io.Writer) int {
 		return reportError(stderr, "chartkeeper create-api (nothing changed)", err)
 	}
 	scope, err := openScope(res, o, configDir, files, stderr)
+	if err == nil {
+		var crds []string
+		crds, err = setCRDPolicy(res, o, configDir, files)
+		scope = append(scope, crds...)
+	}
 	if err != nil {
 		if rerr := res.Rollback(); rerr != nil {
 			fmt.Fprintf(stderr, "chartkeeper create-api: putting back the chart and watches.yaml: %v\n", rerr)
