@@ -72,6 +72,15 @@ const (
 	// anything because the operator is not allowed a request (RBAC);
 	// retried with backoff.
 	ReasonForbidden Reason = "Forbidden"
+	// ReasonCRDUpgradeRefused: the chart's CRD would break custom
+	// resources the cluster holds (a version removed, the scope changed, a
+	// schema narrowed; the message names the CRD, version and fields), and
+	// the watch's crds policy is create-and-replace: nothing is applied
+	// until the chart or spec changes, or a reconcile is requested.
+	ReasonCRDUpgradeRefused Reason = "CRDUpgradeRefused"
+	// ReasonCRDsApplied: an install or upgrade created or replaced the
+	// chart's CRDs (named) under the watch's crds policy (an Event).
+	ReasonCRDsApplied Reason = "CRDsApplied"
 )
 
 // Reasons lists every declared reason.
@@ -90,6 +99,7 @@ func Reasons() []Reason {
 		ReasonChangedOutside,
 		ReasonReleaseOwnedByAnother,
 		ReasonMissingDependency, ReasonForbidden,
+		ReasonCRDUpgradeRefused, ReasonCRDsApplied,
 	}
 }
 

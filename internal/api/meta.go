@@ -33,6 +33,11 @@ const (
 	// whose release it is: another resource that would use the same
 	// release is refused (docs/release-engine.md, Ownership).
 	LabelOwnerUID = "chartkeeper.dev/owner-uid"
+	// LabelCRDChart on a CRD chartkeeper applied from a chart (crds/ or
+	// templates) names that chart; AnnotationCRDChartVersion its version.
+	// Such a CRD is no part of any release and is never deleted.
+	LabelCRDChart             = "chartkeeper.dev/crd-chart"
+	AnnotationCRDChartVersion = "chartkeeper.dev/crd-chart-version"
 )
 
 // Annotations a person puts on a custom resource to steer it without

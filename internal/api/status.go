@@ -31,6 +31,9 @@ type Status struct {
 	// desired digest changes.
 	TerminalError  string `json:"terminalError,omitempty"`
 	TerminalDigest string `json:"terminalDigest,omitempty"`
+	// TerminalReason is the reason of TerminalError when it is not the
+	// chart's (CRDUpgradeRefused); empty: ChartError.
+	TerminalReason string `json:"terminalReason,omitempty"`
 	// NextAttemptTime: after a failed action or Go hook, BackoffOf is not
 	// tried again before this time (the watch's remediation.backoff,
 	// exponential in BackoffFailures, with jitter).

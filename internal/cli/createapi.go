@@ -54,6 +54,11 @@ func createAPICommand(args []string, stdout, stderr io.Writer) int {
 		storage, err = chooseStorage(res, o, configDir, files, stderr)
 		scope = append(scope, storage...)
 	}
+	if err == nil {
+		var crds []string
+		crds, err = setCRDPolicy(res, o, configDir, files)
+		scope = append(scope, crds...)
+	}
 	if err != nil {
 		if rerr := res.Rollback(); rerr != nil {
 			fmt.Fprintf(stderr, "chartkeeper create-api: putting back the chart and watches.yaml: %v\n", rerr)

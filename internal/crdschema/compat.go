@@ -91,6 +91,16 @@ func breaking(path string, o, n *apiextv1.JSONSchemaProps, out *[]Change) {
 	if oOpen && !nOpen && nt == "object" {
 		add("no longer keeps fields it does not list")
 	}
+	if oOpen {
+		// The old object kept any field: a custom resource may hold any
+		// value where the new schema now names a type.
+		for _, k := range sortedProps(n.Properties) {
+			nv := n.Properties[k]
+			if _, listed := o.Properties[k]; !listed && typeName(&nv) != "any" {
+				*out = append(*out, Change{Path: path + "." + k, Detail: fmt.Sprintf("newly typed as %s where any field was kept", typeName(&nv))})
+			}
+		}
+	}
 	for _, k := range sortedProps(o.Properties) {
 		ov := o.Properties[k]
 		nv, ok := n.Properties[k]

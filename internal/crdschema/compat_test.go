@@ -58,6 +58,7 @@ properties:
   token: {type: string}
 `, []string{
 			"spec.extra: no longer keeps fields it does not list",
+			"spec.extra.a: newly typed as string where any field was kept",
 			"spec.image.tag: removed",
 			"spec.labels.*: type changed from string to integer",
 			"spec.list[*].id: type changed from integer to string",
@@ -67,6 +68,10 @@ properties:
 			"spec.replicas: type changed from integer to string",
 			"spec.token: newly required, without a default",
 		}},
+		{"typed field under a formerly open object", strings.Replace(base,
+			"extra: {type: object, x-kubernetes-preserve-unknown-fields: true}",
+			"extra: {type: object, x-kubernetes-preserve-unknown-fields: true, properties: {level: {type: integer}, free: {x-kubernetes-preserve-unknown-fields: true}}}", 1),
+			[]string{"spec.extra.level: newly typed as integer where any field was kept"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Breaking("spec", parse(t, base), parse(t, tc.new))

@@ -101,6 +101,9 @@ type Request struct {
 	MaxHistory int
 	// Description is recorded in the revision.
 	Description string
+	// SkipCRDs: the chart's crds/ are not installed by Helm (chartkeeper
+	// applies them itself, per the watch's crds policy).
+	SkipCRDs bool
 	Guard
 }
 
@@ -158,7 +161,7 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 	in := action.NewInstall(cfg)
 	in.ReleaseName, in.Namespace, in.Timeout = r.Name, r.Namespace, r.Timeout
 	in.Labels, in.PostRenderer, in.Description = r.Labels, r.PostRenderer, r.Description
-	in.DisableHooks = r.DisableHooks
+	in.DisableHooks, in.SkipCRDs = r.DisableHooks, r.SkipCRDs
 	ctx, cancel := Bound(ctx, r.Timeout)
 	defer cancel()
 	rel, err := in.RunWithContext(ctx, r.Chart, r.Values)

@@ -16,10 +16,6 @@ import (
 
 const rbacGroup = "rbac.authorization.k8s.io"
 
-// crdVerbs are what installing and upgrading a chart's crds/ needs; never
-// delete: a CRD shipped by a chart outlives its releases.
-var crdVerbs = []string{"get", "list", "watch", "create", "update", "patch"}
-
 // chartGrants returns what the operator must hold to release the RBAC
 // objects in renders, because the API server lets nobody grant what it
 // does not hold (its escalation check): the rules of every Role and

@@ -97,7 +97,8 @@ func CRD(w watches.Watch, old *apiextv1.CustomResourceDefinition, o CRDOptions) 
 }
 
 // mergeVersions keeps old's versions (served, not stored) beside current,
-// which replaces its namesake after the breaking-change check.
+// which replaces its namesake after the safe-upgrade check
+// (crdschema.BreakingCRD: the spec of a version both hold may not break).
 func mergeVersions(name string, old *apiextv1.CustomResourceDefinition, current apiextv1.CustomResourceDefinitionVersion, o CRDOptions) ([]apiextv1.CustomResourceDefinitionVersion, error) {
 	if old == nil {
 		return []apiextv1.CustomResourceDefinitionVersion{current}, nil
@@ -110,16 +111,42 @@ func mergeVersions(name string, old *apiextv1.CustomResourceDefinition, current 
 			out = append(out, v)
 			continue
 		}
-		if changes := crdschema.Breaking("spec", specOf(v), specOf(current)); len(changes) > 0 && !o.AllowBreaking {
-			return nil, &BreakingError{CRD: name, Version: v.Name, Changes: changes}
-		}
 		out = append(out, current)
 		replaced = true
 	}
 	if !replaced {
 		out = append(out, current)
 	}
+	if o.AllowBreaking {
+		return out, nil
+	}
+	// Only the spec is the chart's: the status schema is the engine's.
+	candidate := &apiextv1.CustomResourceDefinition{Spec: old.Spec}
+	candidate.Spec.Versions = out
+	var berr *BreakingError
+	for _, c := range crdschema.BreakingCRD(specsOf(old), specsOf(candidate)) {
+		if berr == nil {
+			berr = &BreakingError{CRD: name, Version: c.Version}
+		}
+		if c.Version == berr.Version {
+			berr.Changes = append(berr.Changes, c.Change)
+		}
+	}
+	if berr != nil {
+		return nil, berr
+	}
 	return out, nil
+}
+
+// specsOf is crd with each version's schema cut down to its spec.
+func specsOf(crd *apiextv1.CustomResourceDefinition) *apiextv1.CustomResourceDefinition {
+	out := crd.DeepCopy()
+	for i, v := range out.Spec.Versions {
+		spec := specOf(v)
+		out.Spec.Versions[i].Schema = &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{
+			Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{"spec": spec}}}
+	}
+	return out
 }
 
 func specOf(v apiextv1.CustomResourceDefinitionVersion) apiextv1.JSONSchemaProps {

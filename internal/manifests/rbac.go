@@ -57,6 +57,9 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 		renders = append(renders, renderToggles(w)...)
 		for _, r := range renders {
 			for _, gk := range kinds(r.Objects) {
+				if gk == crdGK {
+					continue // never released: the crds policy's (crdRules)
+				}
 				add(gk.Group, Plural(gk.Kind), releasedVerbs...)
 			}
 		}
@@ -75,9 +78,16 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 				}
 			}
 		}
-		if len(w.Chart.CRDObjects()) > 0 {
-			add("apiextensions.k8s.io", "customresourcedefinitions", crdVerbs...)
-			ns = append(ns, "the chart ships CRDs in crds/: customresourcedefinitions "+strings.Join(crdVerbs, " ")+" added (never delete)")
+		crdGrants, crdNote := crdRules(w, ChartCRDNames(w, renders))
+		for _, g := range crdGrants {
+			if len(g.ResourceNames) > 0 {
+				extra = append(extra, g)
+				continue
+			}
+			add(g.APIGroups[0], g.Resources[0], g.Verbs...)
+		}
+		if crdNote != "" {
+			ns = append(ns, crdNote)
 		}
 		for _, n := range ns {
 			notes = append(notes, w.Kind+": "+n)

@@ -80,6 +80,8 @@ func NeededScope(w watches.Watch, samples Samples) (watches.Scope, []string, err
 			gk, name, ns := identity(o)
 			var why string
 			switch {
+			case gk == crdGK:
+				continue // never released: the crds policy applies it (crdRules)
 			case cluster[gk]:
 				s.ClusterScoped = true
 				why = fmt.Sprintf("scope.clusterScoped: %s %s is cluster-scoped", gk.Kind, name)

@@ -56,6 +56,7 @@ func StatusSchema() apiextv1.JSONSchemaProps {
 			"lastFailureMessage": str("Why the last failed attempt failed (values marked secret redacted)."),
 			"terminalError":      str("The chart's message when it rejects the values of terminalDigest."),
 			"terminalDigest":     str("Desired digest the terminal error applies to."),
+			"terminalReason":     str("Reason of the terminal error when it is not ChartError (CRDUpgradeRefused)."),
 			"nextAttemptTime":    timestamp("After a failure, backoffOf is not tried again before this time (exponential backoff with jitter)."),
 			"backoffOf":          str("What failed and is backed off: an action (Install, Upgrade, Rollback, Uninstall, Unlock, CorrectDrift, Prune) or a Go hook phase."),
 			"backoffFailures":    integer("Consecutive failures of backoffOf for backoffDigest."),

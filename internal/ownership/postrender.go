@@ -34,6 +34,18 @@ type PostRenderer struct {
 	// cluster-scoped. Its error fails the render, before Helm stores or
 	// applies anything.
 	Admit func(p Placement) error
+	// CRDs, if set, takes the rendered CustomResourceDefinitions out of the
+	// manifest and is called once, after every object was read and before
+	// Helm applies anything, with them (none: an empty slice). A CRD is
+	// then no part of the release: no uninstall, rollback or upgrade that
+	// drops it deletes it. Its error fails the render.
+	CRDs func(crds []*unstructured.Unstructured) error
+}
+
+// isCRD reports whether u is a CustomResourceDefinition.
+func isCRD(u *unstructured.Unstructured) bool {
+	gvk := u.GroupVersionKind()
+	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
 }
 
 // Placement is where a rendered object would be created.
@@ -57,9 +69,15 @@ func (p Placement) String() string {
 func (p PostRenderer) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
 	r := utilyaml.NewYAMLReader(bufio.NewReader(in))
 	out := &bytes.Buffer{}
+	crds := []*unstructured.Unstructured{}
 	for {
 		doc, err := r.Read()
 		if errors.Is(err, io.EOF) {
+			if p.CRDs != nil {
+				if err := p.CRDs(crds); err != nil {
+					return nil, err
+				}
+			}
 			return out, nil
 		}
 		if err != nil {
@@ -75,6 +93,10 @@ func (p PostRenderer) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
 		u := &unstructured.Unstructured{Object: obj}
 		if u.IsList() {
 			return nil, fmt.Errorf("rendered manifest holds a %s: list kinds are not supported, render the items instead", u.GetKind())
+		}
+		if p.CRDs != nil && isCRD(u) {
+			crds = append(crds, u)
+			continue
 		}
 		if p.Edit != nil {
 			if err := p.Edit(u.Object); err != nil {

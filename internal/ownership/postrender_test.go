@@ -120,3 +120,49 @@ func TestKept(t *testing.T) {
 		}
 	}
 }
+
+func TestPostRendererHandsCRDsOver(t *testing.T) {
+	const crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n"
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"
+	tests := []struct {
+		name      string
+		in        string
+		hook      bool
+		wantCRDs  []string
+		wantInOut bool // the CRD stays in the manifest
+	}{
+		{name: "no hook: the CRD stays", in: crd + "---\n" + cm, wantInOut: true},
+		{name: "hook: the CRD is handed over", in: crd + "---\n" + cm, hook: true, wantCRDs: []string{"widgets.example.com"}},
+		{name: "hook without CRDs is called with none", in: cm, hook: true, wantCRDs: []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			called := false
+			p := PostRenderer{Owner: Owner{Name: "x"}, ReleaseNamespace: "ns"}
+			if tt.hook {
+				p.CRDs = func(crds []*unstructured.Unstructured) error {
+					called = true
+					got = []string{}
+					for _, c := range crds {
+						got = append(got, c.GetName())
+					}
+					return nil
+				}
+			}
+			out, err := p.Run(bytes.NewBufferString(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.hook && (!called || strings.Join(got, ",") != strings.Join(tt.wantCRDs, ",")) {
+				t.Errorf("hook called %v with %v, want %v", called, got, tt.wantCRDs)
+			}
+			if in := strings.Contains(out.String(), "CustomResourceDefinition"); in != tt.wantInOut {
+				t.Errorf("CRD in the manifest: %v, want %v:\n%s", in, tt.wantInOut, out)
+			}
+			if !strings.Contains(out.String(), "ConfigMap") {
+				t.Errorf("the ConfigMap is lost:\n%s", out)
+			}
+		})
+	}
+}

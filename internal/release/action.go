@@ -190,7 +190,7 @@ func (s *step) chartRejected(a action, out outcome, err error) bool {
 	if out.changed() || (!errors.As(err, &ce) && IsTransient(err)) {
 		return false
 	}
-	s.st.TerminalError, s.st.TerminalDigest = err.Error(), s.d.digest
+	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = err.Error(), s.d.digest, ""
 	s.e.event(s.obj, true, api.ReasonChartError, "%s", err)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonChartError, fmt.Sprintf("%s failed: %v", a.kind(), err))
 	return true
@@ -224,7 +224,7 @@ func (s *step) releasedDesired(a action, out outcome, reason api.Reason) {
 	s.recordRevision(a, out)
 	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
 	st.Failures, st.FailedDigest, st.LastFailureTime, st.LastFailureMessage = 0, "", nil, ""
-	st.TerminalError, st.TerminalDigest = "", ""
+	st.TerminalError, st.TerminalDigest, st.TerminalReason = "", "", ""
 	s.e.event(s.obj, false, reason, "%s of revision %d succeeded", a.kind(), out.after)
 	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, reason, s.releasedMessage())
 	s.dropCondition(api.ConditionRemediated)
@@ -250,8 +250,10 @@ func (s *step) countFailure(why string) {
 }
 
 // request builds the Install/Upgrade request, checking the values against
-// the chart's schema first: a rejection is a *ChartError.
-func (s *step) request() (helm.Request, error) {
+// the chart's schema first: a rejection is a *ChartError. Helm skips the
+// chart's crds/; the post-renderer hands the templated CRDs to the CRD
+// step (crds.go), which applies both before Helm applies anything.
+func (s *step) request(ctx context.Context) (helm.Request, error) {
 	w := s.t.Watch
 	if err := values.Validate(w.Chart, s.d.values); err != nil {
 		return helm.Request{}, &ChartError{Err: fmt.Errorf("values rejected by chart %s: %w", w.Chart.Metadata.Name, err)}
@@ -274,8 +276,9 @@ func (s *step) request() (helm.Request, error) {
 		MaxHistory: w.Policy.MaxHistory,
 		PostRenderer: ownership.PostRenderer{
 			Owner: owner, ReleaseNamespace: s.d.ref.Namespace, Mapper: s.e.helm.Mapper(),
-			Edit: relocate(w.Images), Admit: admit,
+			Edit: relocate(w.Images), Admit: admit, CRDs: s.crdHook(ctx),
 		},
+		SkipCRDs:    true,
 		Guard:       s.guard(admit), // hooks are not post-rendered: the kube client checks them
 		Description: fmt.Sprintf("chartkeeper: %s %s/%s generation %d", owner.GVK.Kind, owner.Namespace, owner.Name, s.obj.GetGeneration()),
 	}, nil

@@ -171,5 +171,5 @@ func (s *step) recordReconcileRequest() {
 	}
 	st.LastHandledReconcileAt = s.o.ReconcileRequest
 	st.Failures, st.FailedDigest, st.LastFailureTime, st.LastFailureMessage = 0, "", nil, ""
-	st.TerminalError, st.TerminalDigest = "", ""
+	st.TerminalError, st.TerminalDigest, st.TerminalReason = "", "", ""
 }

@@ -96,6 +96,9 @@ func (s *step) verdict(res Result) verdict {
 		v := verdict{stalled: true, reason: d.Reason, message: d.Message}
 		if res.ActionErr != nil {
 			v.reason, v.message = api.ReasonChartError, res.ActionErr.Error()
+			if r := terminalReason(s.st); r != "" {
+				v.reason = r
+			}
 		}
 		return v
 	case res.ActionErr != nil && backoffOf(s.st).Reason != "":

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -28,7 +29,12 @@ func decide(o Observation, p policyOf) Decision {
 		return Decision{State: StateSuspended, Reason: api.ReasonSuspended, Message: suspendedMessage}
 	}
 	if o.ValuesError != nil {
-		return Decision{State: StateStalled, Reason: api.ReasonInvalidValues, Message: o.ValuesError.Error()}
+		reason := api.ReasonInvalidValues
+		var ce *ChartError
+		if errors.As(o.ValuesError, &ce) && ce.Reason != "" {
+			reason = ce.Reason
+		}
+		return Decision{State: StateStalled, Reason: reason, Message: o.ValuesError.Error()}
 	}
 	if o.Owner.refused() {
 		return Decision{State: StateStalled, Reason: api.ReasonReleaseOwnedByAnother, Message: o.Owner.message(), RequeueAfter: ownerRecheck}

@@ -55,6 +55,10 @@ func TestDecide(t *testing.T) {
 			o.ValuesError = errors.New("replicas: must be >= 1")
 			o.Latest = rev(1, helmrelease.StatusDeployed, old)
 		}, nil, Decision{State: StateStalled, Reason: api.ReasonInvalidValues}},
+		{"a refused CRD upgrade stalls with its own reason", func(o *Observation) {
+			o.ValuesError = &ChartError{Err: errors.New("CRD x: breaks"), Reason: api.ReasonCRDUpgradeRefused}
+			o.Latest = rev(2, helmrelease.StatusDeployed, old)
+		}, nil, Decision{State: StateStalled, Reason: api.ReasonCRDUpgradeRefused}},
 		{"pending install is unlocked", func(o *Observation) { o.Latest = rev(1, helmrelease.StatusPendingInstall, want) }, nil,
 			Decision{State: StateLocked, Action: ActionUnlock}},
 		{"pending upgrade is unlocked", func(o *Observation) { o.Latest = rev(3, helmrelease.StatusPendingUpgrade, want) }, nil,

@@ -30,7 +30,12 @@ const CacheStaleRequeue = 250 * time.Millisecond
 // ChartError is a failure the chart causes for these values (schema,
 // template, rendered YAML) before Helm stored anything: retrying the same
 // spec cannot help.
-type ChartError struct{ Err error }
+type ChartError struct {
+	Err error
+	// Reason is why it is terminal when the values are not the cause
+	// (CRDUpgradeRefused); empty: the chart rejects the values.
+	Reason api.Reason
+}
 
 func (e *ChartError) Error() string { return e.Err.Error() }
 func (e *ChartError) Unwrap() error { return e.Err }

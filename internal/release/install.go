@@ -17,7 +17,7 @@ func (install) kind() ActionKind { return ActionInstall }
 func (install) hooksBefore(*step) hookPhase { return preReleaseHooks }
 
 func (install) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
-	req, err := s.request()
+	req, err := s.request(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (i install) succeeded(s *step, out outcome) {
 // they change; an install Helm stored as failed
 // counts toward remediation: Event and Released False InstallFailed.
 func (i install) failed(s *step, out outcome, err error) bool {
-	if s.dependencyMissing(i, out, err) || s.chartRejected(i, out, err) {
+	if s.crdRefused(i, out, err) || s.dependencyMissing(i, out, err) || s.chartRejected(i, out, err) {
 		return false
 	}
 	s.recordRevision(i, out)

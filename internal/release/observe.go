@@ -111,7 +111,7 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		return o, nil, nil
 	}
 	if o.ValuesError == nil && st.TerminalError != "" && st.TerminalDigest == d.digest && o.ReconcileRequest == "" {
-		o.ValuesError = &ChartError{Err: errors.New(st.TerminalError)}
+		o.ValuesError = &ChartError{Err: errors.New(st.TerminalError), Reason: terminalReason(st)}
 	}
 	key := releaseKey(d.ref)
 	revs, err := e.helm.Revisions(ctx, e.meta, d.ref.Name, d.ref.Namespace)

@@ -18,7 +18,7 @@ func (upgrade) kind() ActionKind { return ActionUpgrade }
 func (upgrade) hooksBefore(*step) hookPhase { return preReleaseHooks }
 
 func (upgrade) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
-	req, err := s.request()
+	req, err := s.request(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (u upgrade) succeeded(s *step, out outcome) {
 // counts toward remediation (rolled back next): Event and Released False
 // UpgradeFailed.
 func (u upgrade) failed(s *step, out outcome, err error) bool {
-	if s.dependencyMissing(u, out, err) || s.chartRejected(u, out, err) {
+	if s.crdRefused(u, out, err) || s.dependencyMissing(u, out, err) || s.chartRejected(u, out, err) {
 		return false
 	}
 	s.recordRevision(u, out)

@@ -136,6 +136,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	ValidateImages(w.Images, add)
 	w.Scope.validate(add)
 	validateStorage(w.Storage, add)
+	validateCRDs(w.CRDs, add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {
 		add("overrideValues", "%v", err)

@@ -70,6 +70,9 @@ type Watch struct {
 	// Storage is the release storage driver: StorageSecret (default) or
 	// StorageChunked (see ReleaseStorage).
 	Storage string `json:"storage,omitempty"`
+	// CRDs says what chartkeeper does with the CRDs the chart ships (see
+	// CRDPolicy); default: create the missing ones.
+	CRDs *CRDs `json:"crds,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`

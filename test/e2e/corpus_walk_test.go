@@ -26,9 +26,6 @@ type walkRow struct {
 	// preDelete names the suffix of a pre-delete hook Job that must have
 	// run (completed) when the resource is gone.
 	preDelete string
-	// optional rows are for charts that arrive from another branch: the
-	// walk does not fail when their directory is missing.
-	optional bool
 }
 
 // walkRows has one row per directory of test/corpus.
@@ -60,7 +57,6 @@ var walkRows = map[string]walkRow{
 		effect:    walkEffect{kind: "Deployment", path: "{.spec.replicas}", want: "2"},
 		violation: map[string]any{"replicaCount": "two"},
 		field:     "spec.replicaCount",
-		optional:  true,
 	},
 	"migrating-app": {
 		kind:      "MigratingApp",
@@ -122,8 +118,8 @@ func TestCorpusWalk(t *testing.T) {
 			walkChart(t, filepath.Join(corpus, name), row)
 		})
 	}
-	for name, row := range walkRows {
-		if !seen[name] && !row.optional {
+	for name := range walkRows {
+		if !seen[name] {
 			t.Errorf("walkRows has a row for %s, which is not in test/corpus", name)
 		}
 	}

@@ -1,0 +1,42 @@
+package helm
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/resource"
+
+	"helm.sh/helm/v3/pkg/kube"
+)
+
+// Helm never deletes a CRD for chartkeeper. The CRDs a chart ships are
+// applied by the engine's CRD step and are no part of new revisions; a
+// revision made before that (a templated CRD in its manifest) must not
+// lose its CRD, and every custom resource of its kind, when an upgrade or
+// a rollback drops it or the release is uninstalled. So the kube client
+// leaves CRDs out of what it deletes, and out of the previous objects an
+// update compares with (Helm deletes those the new revision lacks).
+
+func isCRDInfo(info *resource.Info) bool {
+	gvk := info.Object.GetObjectKind().GroupVersionKind()
+	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
+}
+
+// withoutCRDs is rl less its CRDs.
+func withoutCRDs(rl kube.ResourceList) kube.ResourceList {
+	return rl.Filter(func(info *resource.Info) bool { return !isCRDInfo(info) })
+}
+
+func (c reachedClient) Delete(rl kube.ResourceList) (*kube.Result, []error) {
+	return c.Client.Delete(withoutCRDs(rl))
+}
+
+func (c reachedClient) DeleteWithPropagationPolicy(rl kube.ResourceList, policy metav1.DeletionPropagation) (*kube.Result, []error) {
+	return c.Client.DeleteWithPropagationPolicy(withoutCRDs(rl), policy)
+}
+
+func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*kube.Result, error) {
+	return c.Client.Update(withoutCRDs(original), target, force)
+}
+
+func (c reachedClient) UpdateThreeWayMerge(original, target kube.ResourceList, force bool) (*kube.Result, error) {
+	return c.Client.UpdateThreeWayMerge(withoutCRDs(original), target, force)
+}
