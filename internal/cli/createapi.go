@@ -44,21 +44,7 @@ func createAPICommand(args []string, stdout, stderr io.Writer) int {
 		}
 		return reportError(stderr, "chartkeeper create-api (nothing changed)", err)
 	}
-	err = checkSample(o, files)
-	var scope []string
-	if err == nil {
-		scope, err = openScope(res, o, configDir, files, stderr)
-	}
-	if err == nil {
-		var storage []string
-		storage, err = chooseStorage(res, o, configDir, files, stderr)
-		scope = append(scope, storage...)
-	}
-	if err == nil {
-		var crds []string
-		crds, err = setCRDPolicy(res, o, configDir, files)
-		scope = append(scope, crds...)
-	}
+	decided, err := decide(res, o, configDir, files, stderr)
 	if err != nil {
 		if rerr := res.Rollback(); rerr != nil {
 			fmt.Fprintf(stderr, "chartkeeper create-api: putting back the chart and watches.yaml: %v\n", rerr)
@@ -69,12 +55,12 @@ func createAPICommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chartkeeper create-api: %v\n", err)
 	}
 	for _, c := range res.Changes {
-		if c.Path == "watches.yaml" && c.Action == "unchanged" && len(scope) > 0 {
+		if c.Path == "watches.yaml" && c.Action == "unchanged" && len(decided) > 0 {
 			c.Action = "updated"
 		}
 		fmt.Fprintln(stdout, c)
 		if c.Path == "watches.yaml" {
-			for _, l := range scope {
+			for _, l := range decided {
 				fmt.Fprintln(stdout, l)
 			}
 		}

@@ -2,8 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
-	"slices"
+	"io"
 	"strings"
 
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
@@ -16,24 +15,12 @@ import (
 // rendered with the defaults and samples), unless the entry has a crds
 // field of its own. It returns the lines saying what it decided and why
 // (none when it changed nothing).
-func setCRDPolicy(res *scaffold.Result, o scaffold.Options, configDir string, files map[string][]byte) ([]string, error) {
-	ws, err := watches.Load(filepath.Join(o.ProjectDir, "watches.yaml"))
+func setCRDPolicy(res *scaffold.Result, o scaffold.Options, w watches.Watch, samples manifests.Samples, _ io.Writer) ([]string, error) {
+	renders, err := manifests.Render(w, samples)
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(ws, func(w watches.Watch) bool { return w.Group == o.Group && w.Kind == o.Kind })
-	if i < 0 {
-		return nil, fmt.Errorf("watches.yaml: no entry for kind %s.%s", o.Kind, o.Group)
-	}
-	samples, err := manifests.SamplesOf(configDir, files)
-	if err != nil {
-		return nil, err
-	}
-	renders, err := manifests.Render(ws[i], samples)
-	if err != nil {
-		return nil, err
-	}
-	names := manifests.ChartCRDNames(ws[i], renders)
+	names := manifests.ChartCRDNames(w, renders)
 	if len(names) == 0 {
 		return nil, nil
 	}

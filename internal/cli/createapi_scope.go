@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
 
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
 	"github.com/chartkeeper/chartkeeper/internal/scaffold"
@@ -16,20 +14,8 @@ import (
 // entry has a scope of its own (kept, with a note on stderr when it does
 // not allow what the chart renders). It returns the lines saying what it
 // opened and why (none when it changed nothing).
-func openScope(res *scaffold.Result, o scaffold.Options, configDir string, files map[string][]byte, stderr io.Writer) ([]string, error) {
-	ws, err := watches.Load(filepath.Join(o.ProjectDir, "watches.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	i := slices.IndexFunc(ws, func(w watches.Watch) bool { return w.Group == o.Group && w.Kind == o.Kind })
-	if i < 0 {
-		return nil, fmt.Errorf("watches.yaml: no entry for kind %s.%s", o.Kind, o.Group)
-	}
-	samples, err := manifests.SamplesOf(configDir, files)
-	if err != nil {
-		return nil, err
-	}
-	need, reasons, err := manifests.NeededScope(ws[i], samples)
+func openScope(res *scaffold.Result, o scaffold.Options, w watches.Watch, samples manifests.Samples, stderr io.Writer) ([]string, error) {
+	need, reasons, err := manifests.NeededScope(w, samples)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +24,7 @@ func openScope(res *scaffold.Result, o scaffold.Options, configDir string, files
 		return nil, err
 	}
 	if own {
-		if missing := notAllowed(ws[i].Scope, need); len(missing) > 0 {
+		if missing := notAllowed(w.Scope, need); len(missing) > 0 {
 			fmt.Fprintf(stderr, "note: watches.yaml: the scope of %s is yours and is kept, but the chart renders what it does not allow (the release will stall):\n", o.Kind)
 			for _, m := range missing {
 				fmt.Fprintf(stderr, "  %s\n", m)

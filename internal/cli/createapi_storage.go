@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
 
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
 	"github.com/chartkeeper/chartkeeper/internal/scaffold"
@@ -18,25 +16,13 @@ import (
 // has a storage of its own (kept, with a note on stderr when it is
 // secret and the record is over the limit). It returns the lines saying
 // what it chose and why (none when it kept the default).
-func chooseStorage(res *scaffold.Result, o scaffold.Options, configDir string, files map[string][]byte, stderr io.Writer) ([]string, error) {
-	ws, err := watches.Load(filepath.Join(o.ProjectDir, "watches.yaml"))
+func chooseStorage(res *scaffold.Result, o scaffold.Options, w watches.Watch, samples manifests.Samples, stderr io.Writer) ([]string, error) {
+	choice, err := manifests.ChooseStorage(w, samples)
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(ws, func(w watches.Watch) bool { return w.Group == o.Group && w.Kind == o.Kind })
-	if i < 0 {
-		return nil, fmt.Errorf("watches.yaml: no entry for kind %s.%s", o.Kind, o.Group)
-	}
-	samples, err := manifests.SamplesOf(configDir, files)
-	if err != nil {
-		return nil, err
-	}
-	choice, err := manifests.ChooseStorage(ws[i], samples)
-	if err != nil {
-		return nil, err
-	}
-	if ws[i].Storage != "" {
-		if ws[i].Storage == watches.StorageSecret && choice.Storage == watches.StorageChunked {
+	if w.Storage != "" {
+		if w.Storage == watches.StorageSecret && choice.Storage == watches.StorageChunked {
 			fmt.Fprintf(stderr, "note: watches.yaml: the storage of %s is yours and is kept, but the release record measures %s (rendered with %s), over the %s a Secret holds with room to spare: consider storage: chunked\n",
 				o.Kind, manifests.Size(choice.Size), choice.What, manifests.Size(manifests.ChunkedAbove))
 		}

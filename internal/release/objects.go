@@ -2,10 +2,10 @@ package release
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -40,24 +40,12 @@ func (o object) String() string {
 // parseManifest reads a release manifest into objects, defaulting the
 // namespace of namespaced kinds to the release namespace.
 func parseManifest(manifest, releaseNS string, mapper meta.RESTMapper) ([]object, error) {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(manifest)))
-	var out []object
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var m map[string]any
-		if err := yaml.Unmarshal(doc, &m); err != nil {
-			return nil, err
-		}
-		if len(m) == 0 {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: m}
+	docs, err := decodeDocs([]byte(manifest))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]object, 0, len(docs))
+	for _, u := range docs {
 		gvk := u.GroupVersionKind()
 		ns := u.GetNamespace()
 		namespaced := true
@@ -74,5 +62,29 @@ func parseManifest(manifest, releaseNS string, mapper meta.RESTMapper) ([]object
 		}
 		u.SetNamespace(ns)
 		out = append(out, object{GVK: gvk, Namespace: ns, Name: u.GetName(), Desired: u})
+	}
+	return out, nil
+}
+
+// decodeDocs reads a multi-document YAML stream into objects, skipping
+// empty documents.
+func decodeDocs(data []byte) ([]*unstructured.Unstructured, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var out []*unstructured.Unstructured
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			return nil, err
+		}
+		if len(obj) > 0 {
+			out = append(out, &unstructured.Unstructured{Object: obj})
+		}
 	}
 }
