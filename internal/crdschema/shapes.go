@@ -57,7 +57,29 @@ func (c *converter) object(s map[string]any, out *apiextv1.JSONSchemaProps, a at
 		}
 	}
 	out.XPreserveUnknownFields = ptrTrue()
-	c.addUndeclared(out, a)
+	c.addUndeclared(out, a, c.alternativeKeys(s))
+}
+
+// alternativeKeys are the keys that anyOf/oneOf alternatives of s declare
+// ($ref followed): the alternatives, checked by Helm only, may allow other
+// types for them than their defaults have.
+func (c *converter) alternativeKeys(s map[string]any) map[string]bool {
+	keys := map[string]bool{}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		alts, _ := s[k].([]any)
+		for _, alt := range alts {
+			m, _ := alt.(map[string]any)
+			if ref, ok := m["$ref"].(string); ok {
+				t, _ := c.resolve(ref)
+				m, _ = t.(map[string]any)
+			}
+			props, _ := m["properties"].(map[string]any)
+			for name := range props {
+				keys[name] = true
+			}
+		}
+	}
+	return keys
 }
 
 // required keeps the required keys the chart has no default for: the

@@ -14,8 +14,10 @@ import (
 // declare: their defaults give their types and their comments the
 // descriptions; their maps keep unknown fields, as the schema allows.
 // Nothing is added in lists or where the templates use the object whole
-// (its keys reach the manifests as they are, of any type).
-func (c *converter) addUndeclared(out *apiextv1.JSONSchemaProps, a at) {
+// (its keys reach the manifests as they are, of any type). A key only
+// anyOf/oneOf alternatives declare (alts) takes any value, reported: the
+// alternatives may allow other types than its default's.
+func (c *converter) addUndeclared(out *apiextv1.JSONSchemaProps, a at, alts map[string]bool) {
 	if a.inList || a.node == nil || c.usage.open(a.values) {
 		return
 	}
@@ -27,6 +29,10 @@ func (c *converter) addUndeclared(out *apiextv1.JSONSchemaProps, a at) {
 			continue
 		}
 		p := c.infer(v, a.child(k.Value))
+		if alts[k.Value] {
+			p = anyValue()
+			c.warn(a.child(k.Value), "declared only in anyOf/oneOf alternatives: any value is kept, Helm checks the alternatives")
+		}
 		p.Nullable = true // null removes a default, as in helm --set key=null
 		if d := describe(k, v); d != "" {
 			p.Description = d

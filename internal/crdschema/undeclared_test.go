@@ -76,3 +76,53 @@ extra: [1, 2]
 		}
 	}
 }
+
+// A key that only anyOf/oneOf alternatives declare is not typed from
+// values.yaml: the alternatives may allow other types than its default's
+// (a backup target given as a URL string or as an object, say), and the
+// CRD must not be stricter than the chart's schema. It takes any value,
+// Helm checks the alternatives, and the key is reported.
+func TestKeysOfAlternativesAreNotTypedFromValues(t *testing.T) {
+	const schema = `{"type": "object", "$defs": {"bucket": {"properties": {"target": {"type": "object"}}}},
+		"properties": {"backup": {"type": "object",
+			"properties": {"enabled": {"type": "boolean"}},
+			"anyOf": [{"properties": {"target": {"type": "string"}}}, {"$ref": "#/$defs/bucket"}]}}}`
+	const values = `
+backup:
+  enabled: false
+  target: s3://backups
+  schedule: "@daily"
+`
+	ch := &chart.Chart{
+		Metadata: &chart.Metadata{Name: "t", Version: "1.0.0", APIVersion: "v2"},
+		Schema:   []byte(schema),
+		Raw:      []*chart.File{{Name: chartutil.ValuesfileName, Data: []byte(values)}},
+	}
+	v, err := chartutil.ReadValues([]byte(values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch.Values = v
+	spec, warns, err := FromChart(ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backup := spec.Properties["backup"]
+	target := backup.Properties["target"]
+	if target.Type != "" || target.XPreserveUnknownFields == nil || !*target.XPreserveUnknownFields {
+		t.Errorf("backup.target is typed %q (preserve %v): the alternatives allow a string or an object", target.Type, target.XPreserveUnknownFields)
+	}
+	if backup.Properties["schedule"].Type != "string" {
+		t.Errorf("backup.schedule, which no alternative names, is not typed from values.yaml: %+v", backup.Properties["schedule"])
+	}
+	if backup.Properties["enabled"].Type != "boolean" {
+		t.Errorf("backup.enabled lost its declared type")
+	}
+	found := false
+	for _, w := range warns {
+		found = found || (w.Path == "spec.backup.target" || w.Path == "backup.target")
+	}
+	if !found {
+		t.Errorf("backup.target is not reported: %v", warns)
+	}
+}
