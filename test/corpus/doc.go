@@ -7,6 +7,9 @@
 //   - sqldb: $ref, allOf, anyOf/oneOf, enum, patternProperties; values-production.yaml.
 //   - gizmo-controller: cluster RBAC (resourceNames, nonResourceURLs, an
 //     aggregated ClusterRole) and a CRD in crds/.
+//   - certissuer: a CRD in crds/ and one in templates (crds.enabled, as
+//     cert-manager-style charts do), and a default Issuer, an instance of
+//     its own crds/ CRD, in the same release.
 //   - migrating-app: hook Jobs: pre-install/pre-upgrade migration,
 //     post-install seed, pre-delete archive, with hook weights and
 //     before-hook-creation,hook-succeeded.

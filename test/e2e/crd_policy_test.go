@@ -203,16 +203,31 @@ func TestCRDPolicyCreate(t *testing.T) {
 	}
 }
 
-// Policy skip: the release installs and no CRD is created.
+// Policy skip: chartkeeper creates no CRD. A release that needs none
+// installs; one that creates an instance of the chart's own crds/ CRD (the
+// default Issuer) says which kind is missing, as the CRDs are to be
+// installed another way.
 func TestCRDPolicySkip(t *testing.T) {
 	f := newCRDPolicyFixture(t, "skip")
-	f.create("certs", map[string]any{})
+	f.create("certs", map[string]any{"selfSignedIssuer": map[string]any{"create": false}})
+	f.create("with-issuer", map[string]any{})
 	f.waitRevision("certs", 1)
 	for _, name := range []string{issuerCRD, certificateCRD} {
 		if _, err := getCRD(context.Background(), f.env, name); !apierrors.IsNotFound(err) {
 			t.Errorf("policy skip: CRD %s exists (%v)", name, err)
 		}
 	}
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, st, err := getCR(ctx, f.env, certIssuerGVK, f.ns, "with-issuer")
+		if err != nil {
+			return err
+		}
+		c := condition(st, api.ConditionReady)
+		if c.Status != metav1.ConditionFalse || c.Reason != string(api.ReasonMissingDependency) || !strings.Contains(c.Message, `kind "Issuer"`) {
+			return fmt.Errorf("Ready is %s %s %q, want False %s naming the kind Issuer", c.Status, c.Reason, c.Message, api.ReasonMissingDependency)
+		}
+		return nil
+	})
 }
 
 // Policy create-and-replace: a chart upgrade with a compatible CRD (a new
