@@ -134,17 +134,9 @@ func (c *converter) types(s map[string]any) ([]string, bool) {
 		case s["items"] != nil:
 			types = []string{"array"}
 		default:
-			for _, k := range []string{"anyOf", "oneOf"} {
-				alts, _ := s[k].([]any)
-				for _, alt := range alts {
-					m, _ := alt.(map[string]any)
-					if ref, ok := m["$ref"].(string); ok {
-						t, _ := c.resolve(ref)
-						m, _ = t.(map[string]any)
-					}
-					if ts, ok := m["type"].(string); ok {
-						types = append(types, ts)
-					}
+			for _, m := range c.alternatives(s) {
+				if ts, ok := m["type"].(string); ok {
+					types = append(types, ts)
 				}
 			}
 		}

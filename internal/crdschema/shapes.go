@@ -65,6 +65,19 @@ func (c *converter) object(s map[string]any, out *apiextv1.JSONSchemaProps, a at
 // types for them than their defaults have.
 func (c *converter) alternativeKeys(s map[string]any) map[string]bool {
 	keys := map[string]bool{}
+	for _, m := range c.alternatives(s) {
+		props, _ := m["properties"].(map[string]any)
+		for name := range props {
+			keys[name] = true
+		}
+	}
+	return keys
+}
+
+// alternatives are the schemas of s's anyOf and oneOf, $ref followed (nil
+// for one that is not an object).
+func (c *converter) alternatives(s map[string]any) []map[string]any {
+	var out []map[string]any
 	for _, k := range []string{"anyOf", "oneOf"} {
 		alts, _ := s[k].([]any)
 		for _, alt := range alts {
@@ -73,13 +86,10 @@ func (c *converter) alternativeKeys(s map[string]any) map[string]bool {
 				t, _ := c.resolve(ref)
 				m, _ = t.(map[string]any)
 			}
-			props, _ := m["properties"].(map[string]any)
-			for name := range props {
-				keys[name] = true
-			}
+			out = append(out, m)
 		}
 	}
-	return keys
+	return out
 }
 
 // required keeps the required keys the chart has no default for: the

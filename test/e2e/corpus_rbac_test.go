@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
@@ -49,23 +48,9 @@ func TestPackagedChartWithClusterRBAC(t *testing.T) {
 		t.Errorf("second create-api changed files:\n%s", again)
 	}
 
-	crds := applyCRDs(t, env, filepath.Join(proj, "config", "crd", "bases"))
-	// Helm never deletes what a chart ships in crds/.
-	t.Cleanup(func() {
-		crd := &apiextv1.CustomResourceDefinition{}
-		if err := env.Client.Get(context.Background(), types.NamespacedName{Name: "gizmos.corpus.chartkeeper.dev"}, crd); err == nil {
-			_ = env.Client.Delete(context.Background(), crd)
-		}
-	})
-	ns := env.Namespace(t)
-	startOperator(t, env, filepath.Join(proj, "watches.yaml"))
-	t.Cleanup(func() { deleteAll(t, env, ns, crds) })
-	samples := readSampleCRs(t, filepath.Join(proj, "config", "samples"))
-	if len(samples) != 1 {
-		t.Fatalf("want one sample, got %d", len(samples))
-	}
-	s := samples[0]
-	s.SetNamespace(ns)
+	// No release deletes a CRD a chart ships: the test does.
+	deleteShippedCRDs(t, env, filepath.Join(proj, "charts", "gizmo-controller", "crds"))
+	ns, s := runPackaged(t, env, proj)
 	if err := env.Client.Create(ctx, s); err != nil {
 		t.Fatalf("creating the sample: %v", err)
 	}

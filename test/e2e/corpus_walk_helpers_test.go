@@ -69,19 +69,8 @@ func walkChart(t *testing.T, chartDir string, row walkRow) {
 	proj := t.TempDir()
 	chartkeeper(t, 0, "create-api", "--chart", chartDir, "--group", walkGroup, "--version", "v1alpha1",
 		"--kind", row.kind, "--project-dir", proj)
-	watchesFile := filepath.Join(proj, "watches.yaml")
-	crds := applyCRDs(t, env, filepath.Join(proj, "config", "crd", "bases"))
 	deleteShippedCRDs(t, env, filepath.Join(proj, "charts", filepath.Base(chartDir), "crds"))
-	ns := env.Namespace(t)
-	startOperator(t, env, watchesFile)
-	t.Cleanup(func() { deleteAll(t, env, ns, crds) })
-
-	samples := readSampleCRs(t, filepath.Join(proj, "config", "samples"))
-	if len(samples) != 1 {
-		t.Fatalf("want one sample, got %d", len(samples))
-	}
-	s := samples[0]
-	s.SetNamespace(ns)
+	ns, s := runPackaged(t, env, proj)
 	gvk, name := s.GroupVersionKind(), s.GetName()
 	owner := fmt.Sprintf("%s/%s/%s/%s", gvk.Group, gvk.Kind, ns, name)
 	t.Cleanup(func() { deleteOwnedCRDs(env, owner) })

@@ -42,16 +42,7 @@ func TestCreateAPIChoosesChunkedStorageForLargeRelease(t *testing.T) {
 	}
 
 	env := testenv.Cluster(t)
-	crds := applyCRDs(t, env, filepath.Join(proj, "config", "crd", "bases"))
-	ns := env.Namespace(t)
-	startOperator(t, env, watchesFile)
-	t.Cleanup(func() { deleteAll(t, env, ns, crds) })
-	samples := readSampleCRs(t, filepath.Join(proj, "config", "samples"))
-	if len(samples) != 1 {
-		t.Fatalf("want one sample, got %d", len(samples))
-	}
-	s := samples[0]
-	s.SetNamespace(ns)
+	ns, s := runPackaged(t, env, proj)
 	if err := env.Client.Create(context.Background(), s); err != nil {
 		t.Fatalf("creating the sample: %v", err)
 	}
