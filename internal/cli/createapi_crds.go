@@ -15,11 +15,7 @@ import (
 // rendered with the defaults and samples), unless the entry has a crds
 // field of its own. It returns the lines saying what it decided and why
 // (none when it changed nothing).
-func setCRDPolicy(res *scaffold.Result, o scaffold.Options, w watches.Watch, samples manifests.Samples, _ io.Writer) ([]string, error) {
-	renders, err := manifests.Render(w, samples)
-	if err != nil {
-		return nil, err
-	}
+func setCRDPolicy(res *scaffold.Result, o scaffold.Options, w watches.Watch, renders []manifests.Rendered, _ io.Writer) ([]string, error) {
 	names := manifests.ChartCRDNames(w, renders)
 	if len(names) == 0 {
 		return nil, nil

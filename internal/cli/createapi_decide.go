@@ -12,12 +12,13 @@ import (
 )
 
 // A decision is one choice create-api makes for the new kind's watch entry
-// from its chart rendered with the defaults and samples (w is the entry as
+// from its chart rendered once with the defaults and samples (renders:
+// manifests.Render; w is the entry as
 // it was before any decision). It writes its field unless the entry has
 // one of its own (the user's, kept) and returns the lines saying what it
 // decided and why (none when it changed nothing); notes about a kept field
 // go to stderr.
-type decision func(res *scaffold.Result, o scaffold.Options, w watches.Watch, samples manifests.Samples, stderr io.Writer) ([]string, error)
+type decision func(res *scaffold.Result, o scaffold.Options, w watches.Watch, renders []manifests.Rendered, stderr io.Writer) ([]string, error)
 
 // decisions are create-api's, in the order it prints them.
 var decisions = []decision{openScope, chooseStorage, setCRDPolicy}
@@ -40,9 +41,13 @@ func decide(res *scaffold.Result, o scaffold.Options, configDir string, files ma
 	if err != nil {
 		return nil, err
 	}
+	renders, err := manifests.Render(ws[i], samples)
+	if err != nil {
+		return nil, err
+	}
 	var lines []string
 	for _, d := range decisions {
-		l, err := d(res, o, ws[i], samples, stderr)
+		l, err := d(res, o, ws[i], renders, stderr)
 		if err != nil {
 			return nil, err
 		}

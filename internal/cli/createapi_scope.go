@@ -14,11 +14,8 @@ import (
 // entry has a scope of its own (kept, with a note on stderr when it does
 // not allow what the chart renders). It returns the lines saying what it
 // opened and why (none when it changed nothing).
-func openScope(res *scaffold.Result, o scaffold.Options, w watches.Watch, samples manifests.Samples, stderr io.Writer) ([]string, error) {
-	need, reasons, err := manifests.NeededScope(w, samples)
-	if err != nil {
-		return nil, err
-	}
+func openScope(res *scaffold.Result, o scaffold.Options, w watches.Watch, renders []manifests.Rendered, stderr io.Writer) ([]string, error) {
+	need, reasons := manifests.NeededScope(w, renders)
 	c, own, err := res.SetScope(o, need)
 	if err != nil {
 		return nil, err

@@ -16,10 +16,10 @@ import (
 // has a storage of its own (kept, with a note on stderr when it is
 // secret and the record is over the limit). It returns the lines saying
 // what it chose and why (none when it kept the default).
-func chooseStorage(res *scaffold.Result, o scaffold.Options, w watches.Watch, samples manifests.Samples, stderr io.Writer) ([]string, error) {
-	choice, err := manifests.ChooseStorage(w, samples)
+func chooseStorage(res *scaffold.Result, o scaffold.Options, w watches.Watch, renders []manifests.Rendered, stderr io.Writer) ([]string, error) {
+	choice, err := manifests.ChooseStorage(renders)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", w, err)
 	}
 	if w.Storage != "" {
 		if w.Storage == watches.StorageSecret && choice.Storage == watches.StorageChunked {

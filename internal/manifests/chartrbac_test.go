@@ -61,10 +61,11 @@ func TestChartRBACGolden(t *testing.T) {
 			if got != string(want) {
 				t.Errorf("%s differs (go test ./internal/manifests -run TestChartRBACGolden -update):\n%s", golden, got)
 			}
-			scope, _, err := NeededScope(w, nil)
+			renders, err := Render(w, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
+			scope, _ := NeededScope(w, renders)
 			if scope.ClusterScoped != tc.wantScope.ClusterScoped || strings.Join(scope.Namespaces, ",") != strings.Join(tc.wantScope.Namespaces, ",") {
 				t.Errorf("scope %+v, want %+v", scope, tc.wantScope)
 			}

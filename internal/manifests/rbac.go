@@ -4,17 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
-	"helm.sh/helm/v3/pkg/releaseutil"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
-	"github.com/chartkeeper/chartkeeper/internal/values"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
@@ -161,125 +155,6 @@ func covered(r rbacv1.PolicyRule, byGroup map[string]map[string][]string) bool {
 		}
 	}
 	return true
-}
-
-// Rendered is a chart rendered client-side with some values.
-type Rendered struct {
-	// What names the values: "defaults" or "sample N" (from 1).
-	What string
-	// Objects are the manifests' objects, in file order.
-	Objects []map[string]any
-}
-
-// Render renders w's chart with its default values and with each sample's
-// spec (for optional parts that are off by default), the watch's
-// overrideValues applied, as Helm would for an install. The defaults alone
-// may fail (a chart may require values it has no default for) when a
-// sample renders; a sample that fails is an error.
-func Render(w watches.Watch, samples Samples) ([]Rendered, error) {
-	var out []Rendered
-	var defaultsErr error
-	for i, spec := range append([]map[string]any{{}}, samples[w.GroupVersionKind()]...) {
-		what := "defaults"
-		if i > 0 {
-			what = fmt.Sprintf("sample %d", i)
-		}
-		objs, err := renderObjects(w, spec)
-		if err != nil {
-			err = fmt.Errorf("%s: rendering chart %s with %s: %w", w, w.Chart.Metadata.Name, what, err)
-			if i == 0 {
-				defaultsErr = err
-				continue
-			}
-			return nil, err
-		}
-		out = append(out, Rendered{What: what, Objects: objs})
-	}
-	if len(out) == 0 {
-		return nil, defaultsErr
-	}
-	return out, nil
-}
-
-func renderObjects(w watches.Watch, spec map[string]any) ([]map[string]any, error) {
-	in, err := values.Compute(spec, w.OverrideValues)
-	if err != nil {
-		return nil, err
-	}
-	vals, err := chartutil.ToRenderValues(w.Chart, in, chartutil.ReleaseOptions{Name: renderRelease, Namespace: renderNamespace, IsInstall: true}, chartutil.DefaultCapabilities)
-	if err != nil {
-		return nil, err
-	}
-	files, err := engine.Render(w.Chart, vals)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		if isManifest(name) {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	var out []map[string]any
-	for _, name := range names {
-		for _, doc := range releaseutil.SplitManifests(files[name]) {
-			var obj map[string]any
-			if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			if len(obj) > 0 && !isTestHook(obj) {
-				out = append(out, obj)
-			}
-		}
-	}
-	return out, nil
-}
-
-// renderToggles renders the chart once with each boolean default flipped
-// (ingress.enabled, pdb.create, ...), so that the role covers the kinds a
-// user turns on. A render that fails (the option needs more values) is
-// skipped.
-func renderToggles(w watches.Watch) []Rendered {
-	defaults, err := chartutil.CoalesceValues(w.Chart, map[string]any{})
-	if err != nil {
-		return nil
-	}
-	var out []Rendered
-	var walk func(m map[string]any, path []string)
-	walk = func(m map[string]any, path []string) {
-		for _, k := range sortedKeys(m) {
-			switch v := m[k].(type) {
-			case bool:
-				spec := map[string]any{k: !v}
-				for i := len(path) - 1; i >= 0; i-- {
-					spec = map[string]any{path[i]: spec}
-				}
-				if objs, err := renderObjects(w, spec); err == nil {
-					out = append(out, Rendered{What: "toggled " + strings.Join(append(path, k), "."), Objects: objs})
-				}
-			case map[string]any:
-				if len(path) < 3 {
-					walk(v, append(append([]string{}, path...), k))
-				}
-			}
-		}
-	}
-	walk(defaults, nil)
-	return out
-}
-
-// isTestHook tells a `helm test` object: never released by chartkeeper.
-func isTestHook(obj map[string]any) bool {
-	md, _ := obj["metadata"].(map[string]any)
-	ann, _ := md["annotations"].(map[string]any)
-	hook, _ := ann["helm.sh/hook"].(string)
-	for _, h := range strings.Split(hook, ",") {
-		if strings.TrimSpace(h) == "test" || strings.TrimSpace(h) == "test-success" {
-			return true
-		}
-	}
-	return false
 }
 
 // kinds returns the kinds of objects, sorted.

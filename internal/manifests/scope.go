@@ -54,17 +54,13 @@ var clusterScopedKinds = map[schema.GroupKind]bool{
 	{Group: "resource.k8s.io", Kind: "ResourceSlice"}:                                 true,
 }
 
-// NeededScope returns the scope w's chart needs, rendered with its
-// defaults and each sample (not with toggled options: opening the scope
+// NeededScope returns the scope w's chart needs, as renders show it (its
+// defaults and each sample: Render; not toggled options: opening the scope
 // for what a user may turn on is theirs to decide): cluster-scoped
 // objects, and objects put in a namespace of their own. Each reason names
 // an object and the values it was rendered with.
-func NeededScope(w watches.Watch, samples Samples) (watches.Scope, []string, error) {
+func NeededScope(w watches.Watch, renders []Rendered) (watches.Scope, []string) {
 	var s watches.Scope
-	renders, err := Render(w, samples)
-	if err != nil {
-		return s, nil, err
-	}
 	cluster := map[schema.GroupKind]bool{}
 	for gk := range clusterScopedKinds {
 		cluster[gk] = true
@@ -108,7 +104,7 @@ func NeededScope(w watches.Watch, samples Samples) (watches.Scope, []string, err
 		s.Namespaces = append(s.Namespaces, ns)
 	}
 	sort.Strings(s.Namespaces)
-	return s, reasons, nil
+	return s, reasons
 }
 
 // identity returns an object's group and kind, name and namespace.

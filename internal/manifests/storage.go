@@ -6,14 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
-	"helm.sh/helm/v3/pkg/release"
-
-	"github.com/chartkeeper/chartkeeper/internal/values"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
@@ -52,33 +45,19 @@ func (c StorageChoice) String() string {
 		Size(c.Size), c.What, Size(ChunkedAbove), Size(SecretLimit))
 }
 
-// ChooseStorage estimates the record Helm stores for a release of w's
-// chart, rendered with its defaults and with each sample the way the
-// operator renders it (see Render), and chooses chunked storage when the
-// largest is over ChunkedAbove.
-func ChooseStorage(w watches.Watch, samples Samples) (StorageChoice, error) {
+// ChooseStorage estimates the record Helm stores for a release of each of
+// renders (the chart rendered with its defaults and each sample: Render),
+// and chooses chunked storage when the largest is over ChunkedAbove.
+func ChooseStorage(renders []Rendered) (StorageChoice, error) {
 	c := StorageChoice{Storage: watches.StorageSecret}
-	var defaultsErr error
-	for i, spec := range append([]map[string]any{{}}, samples[w.GroupVersionKind()]...) {
-		what := "defaults"
-		if i > 0 {
-			what = fmt.Sprintf("sample %d", i)
-		}
-		n, err := RecordSize(w, spec)
+	for _, r := range renders {
+		n, err := RecordSize(r)
 		if err != nil {
-			err = fmt.Errorf("%s: estimating the release record of chart %s with %s: %w", w, w.Chart.Name(), what, err)
-			if i == 0 {
-				defaultsErr = err // a chart may need values it has no default for
-				continue
-			}
-			return c, err
+			return c, fmt.Errorf("estimating the release record with %s: %w", r.What, err)
 		}
 		if n > c.Size {
-			c.Size, c.What = n, what
+			c.Size, c.What = n, r.What
 		}
-	}
-	if c.What == "" {
-		return c, defaultsErr
 	}
 	if c.Size > ChunkedAbove {
 		c.Storage = watches.StorageChunked
@@ -87,40 +66,14 @@ func ChooseStorage(w watches.Watch, samples Samples) (StorageChoice, error) {
 }
 
 // RecordSize returns the size of the record Helm's Secret driver would
-// store for a first install of w's chart with spec: base64(gzip(JSON of
-// the release)), the release holding the chart (templates, values,
-// schema and files), the values and the rendered manifest.
-func RecordSize(w watches.Watch, spec map[string]any) (int, error) {
-	in, err := values.Compute(spec, w.OverrideValues)
-	if err != nil {
-		return 0, err
+// store for a first install of r: base64(gzip(JSON of the release)), the
+// release holding the chart (templates, values, schema and files), the
+// values and the rendered manifest.
+func RecordSize(r Rendered) (int, error) {
+	if r.record == nil {
+		return 0, fmt.Errorf("%s: not rendered by Render", r.What)
 	}
-	vals, err := chartutil.ToRenderValues(w.Chart, in, chartutil.ReleaseOptions{Name: renderRelease, Namespace: renderNamespace, IsInstall: true}, chartutil.DefaultCapabilities)
-	if err != nil {
-		return 0, err
-	}
-	files, err := engine.Render(w.Chart, vals)
-	if err != nil {
-		return 0, err
-	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	rel := &release.Release{Name: renderRelease, Namespace: renderNamespace, Chart: w.Chart, Config: in, Version: 1,
-		Info: &release.Info{Status: release.StatusDeployed, Description: "Install complete"}}
-	var manifest strings.Builder
-	for _, name := range names {
-		switch {
-		case strings.HasSuffix(name, "NOTES.txt"):
-			rel.Info.Notes += files[name]
-		case isManifest(name) && strings.TrimSpace(files[name]) != "":
-			fmt.Fprintf(&manifest, "---\n# Source: %s\n%s\n", name, files[name])
-		}
-	}
-	rel.Manifest = manifest.String()
-	b, err := json.Marshal(rel)
+	b, err := json.Marshal(r.record)
 	if err != nil {
 		return 0, err
 	}

@@ -57,7 +57,11 @@ func TestChooseStorage(t *testing.T) {
 				ch.Files = append(ch.Files, &chart.File{Name: name, Data: []byte(data)})
 			}
 			w := watches.Watch{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, ChartPath: "charts/boards", Chart: ch}
-			got, err := ChooseStorage(w, Samples{gvk: tc.samples})
+			renders, err := Render(w, Samples{gvk: tc.samples})
+			var got StorageChoice
+			if err == nil {
+				got, err = ChooseStorage(renders)
+			}
 			if tc.want == "error" {
 				if err == nil || !strings.Contains(err.Error(), "sample 1") {
 					t.Fatalf("want an error naming sample 1, got %v (%+v)", err, got)

@@ -98,7 +98,11 @@ func decisions(t *testing.T, name string) string {
 		}
 		b.WriteString(indent(strings.TrimSpace(string(y))))
 	}
-	choice, err := manifests.ChooseStorage(ws[0], nil)
+	renders, err := manifests.Render(ws[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	choice, err := manifests.ChooseStorage(renders)
 	if err != nil {
 		t.Fatal(err)
 	}
