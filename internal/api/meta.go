@@ -36,8 +36,12 @@ const (
 	// LabelCRDChart on a CRD chartkeeper applied from a chart (crds/ or
 	// templates) names that chart; AnnotationCRDChartVersion its version.
 	// Such a CRD is no part of any release and is never deleted.
+	// AnnotationCRDDigest is the digest of the chart's definition it was
+	// last written from: create-and-replace does not write it again while
+	// the chart's is the same.
 	LabelCRDChart             = "chartkeeper.dev/crd-chart"
 	AnnotationCRDChartVersion = "chartkeeper.dev/crd-chart-version"
+	AnnotationCRDDigest       = "chartkeeper.dev/crd-digest"
 )
 
 // Annotations a person puts on a custom resource to steer it without

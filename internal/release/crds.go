@@ -2,6 +2,9 @@ package release
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -79,6 +82,8 @@ func planCRDs(policy string, want []*unstructured.Unstructured, have map[string]
 		switch {
 		case old == nil:
 			p.create = append(p.create, w)
+		case policy == watches.CRDPolicyCreateAndReplace && old.GetAnnotations()[api.AnnotationCRDDigest] == w.GetAnnotations()[api.AnnotationCRDDigest] && w.GetAnnotations()[api.AnnotationCRDDigest] != "":
+			// Written from this very definition already: nothing to replace.
 		case policy == watches.CRDPolicyCreateAndReplace:
 			o, n := &apiextv1.CustomResourceDefinition{}, &apiextv1.CustomResourceDefinition{}
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(old.Object, o); err != nil {
@@ -121,6 +126,11 @@ func chartCRDs(ch *chart.Chart, templated []*unstructured.Unstructured) ([]*unst
 			return nil, &ChartError{Err: fmt.Errorf("chart %s ships CRD %s twice (crds/ and templates?)", ch.Name(), u.GetName())}
 		}
 		seen[u.GetName()] = true
+		def, err := json.Marshal(u.Object)
+		if err != nil {
+			return nil, &ChartError{Err: fmt.Errorf("chart %s: CRD %s: %w", ch.Name(), u.GetName(), err)}
+		}
+		digest := sha256.Sum256(def)
 		labels := u.GetLabels()
 		if labels == nil {
 			labels = map[string]string{}
@@ -132,6 +142,7 @@ func chartCRDs(ch *chart.Chart, templated []*unstructured.Unstructured) ([]*unst
 			ann = map[string]string{}
 		}
 		ann[api.AnnotationCRDChartVersion] = ch.Metadata.Version
+		ann[api.AnnotationCRDDigest] = hex.EncodeToString(digest[:])
 		u.SetAnnotations(ann)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })

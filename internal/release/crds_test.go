@@ -46,6 +46,10 @@ func TestPlanCRDs(t *testing.T) {
 		{name: "create leaves an existing CRD, even a breaking one", policy: watches.CRDPolicyCreate, want: crdObject(t, name, "string"), have: crdObject(t, name, "integer")},
 		{name: "create-and-replace creates a missing CRD", policy: watches.CRDPolicyCreateAndReplace, want: crdObject(t, name, "integer"), create: 1},
 		{name: "create-and-replace replaces a compatible CRD", policy: watches.CRDPolicyCreateAndReplace, want: crdObject(t, name, "integer", "v1", "v2"), have: crdObject(t, name, "integer"), replace: 1},
+		{name: "create-and-replace leaves a CRD written from the same definition", policy: watches.CRDPolicyCreateAndReplace,
+			want: withDigest(crdObject(t, name, "integer", "v1", "v2"), "d1"), have: withDigest(crdObject(t, name, "integer"), "d1")},
+		{name: "create-and-replace replaces a CRD written from another definition", policy: watches.CRDPolicyCreateAndReplace,
+			want: withDigest(crdObject(t, name, "integer", "v1", "v2"), "d2"), have: withDigest(crdObject(t, name, "integer"), "d1"), replace: 1},
 		{name: "create-and-replace refuses a type change", policy: watches.CRDPolicyCreateAndReplace, want: crdObject(t, name, "string"), have: crdObject(t, name, "integer"),
 			refused: "CRD widgets.example.com: the chart's definition would break custom resources the cluster holds: version v1: spec.size: type changed from integer to string"},
 		{name: "create-and-replace refuses a removed version", policy: watches.CRDPolicyCreateAndReplace, want: crdObject(t, name, "integer", "v2"), have: crdObject(t, name, "integer", "v1"),
@@ -129,4 +133,9 @@ func TestChartCRDs(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withDigest(u *unstructured.Unstructured, digest string) *unstructured.Unstructured {
+	u.SetAnnotations(map[string]string{api.AnnotationCRDDigest: digest})
+	return u
 }
