@@ -17,6 +17,7 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/apps"
 	"github.com/chartkeeper/chartkeeper/internal/hooks"
 	"github.com/chartkeeper/chartkeeper/internal/hooks/builtin"
+	"github.com/chartkeeper/chartkeeper/internal/metrics"
 	"github.com/chartkeeper/chartkeeper/internal/operator"
 	"github.com/chartkeeper/chartkeeper/internal/version"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
@@ -100,6 +101,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	// bound the process. A limiter per client let Helm's actions go
 	// unbounded while the storage client queued at its own limit (make bench).
 	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
+	cfg.Wrap(metrics.CountRequests)
 	reg, err := newRegistry(ws)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)

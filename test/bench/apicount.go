@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -53,4 +54,55 @@ func (r requestCounter) read(ctx context.Context) (float64, error) {
 		return 0, err
 	}
 	return all[r.flowSchema], nil
+}
+
+// requestsMetric is chartkeeper's own count of the requests it sends, by
+// verb and resource (internal/metrics).
+const requestsMetric = "chartkeeper_api_requests_total"
+
+// operatorRequests reads an operator's count of its own API requests by
+// verb and resource from its metrics endpoint, keyed "verb resource".
+func operatorRequests(ctx context.Context, url string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reading the operator's metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("reading the operator's metrics: %s", resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the operator's metrics: %w", err)
+	}
+	out := map[string]float64{}
+	for _, m := range families[requestsMetric].GetMetric() {
+		var verb, resource string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "verb":
+				verb = l.GetValue()
+			case "resource":
+				resource = l.GetValue()
+			}
+		}
+		out[verb+" "+resource] += m.GetCounter().GetValue()
+	}
+	return out, nil
+}
+
+// subtract returns b - a per key, leaving out keys that did not change.
+func subtract(b, a map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range b {
+		if d := v - a[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
 }

@@ -18,8 +18,10 @@ type Subject struct {
 	// Command starts an operator; nil makes the subject the floor. The
 	// words may hold placeholders, replaced before start:
 	// {kubeconfig} (the subject's ServiceAccount kubeconfig), {watches}
-	// (the benchmark's watches.yaml), {concurrency} (Config.Concurrency) and
-	// {pprof} (a loopback address serving pprof, when Config.ProfileDir is set).
+	// (the benchmark's watches.yaml), {concurrency} (Config.Concurrency),
+	// {pprof} (a loopback address serving pprof, when Config.ProfileDir is set),
+	// {metrics} (a loopback address for the metrics endpoint, read per phase for
+	// chartkeeper_api_requests_total).
 	// The process also gets KUBECONFIG in its environment.
 	Command []string
 }

@@ -41,6 +41,10 @@ type Phase struct {
 	// APIRequests is how many requests of the subject the API server served
 	// during the phase.
 	APIRequests float64 `json:"apiRequests"`
+	// RequestsByKind is the operator's own count of the requests it sent
+	// during the phase, keyed "verb resource" (chartkeeper's
+	// chartkeeper_api_requests_total; absent for other subjects).
+	RequestsByKind map[string]float64 `json:"requestsByKind,omitempty"`
 }
 
 // Milestone is the time each release reached one state, since the phase began.

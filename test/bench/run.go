@@ -150,7 +150,7 @@ func (res *Result) write(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "result.json"), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "table.txt"), []byte(res.Table()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "table.txt"), []byte(res.Table()+res.Breakdown()), 0o644); err != nil {
 		return err
 	}
 	return res.Plot(filepath.Join(dir, "convergence.png"))

@@ -60,10 +60,18 @@ func each(keys []key, fn func(context.Context, key) error) func(context.Context)
 
 // measure runs a phase and adds what it cost: the subject's API requests
 // and, for a process, its CPU time.
-func measure(ctx context.Context, p phaseRun, op *childproc.Process, counter requestCounter) (Phase, error) {
+// metricsURL, when set, is the operator's metrics endpoint: its own count
+// of requests by verb and resource is kept too.
+func measure(ctx context.Context, p phaseRun, op *childproc.Process, counter requestCounter, metricsURL string) (Phase, error) {
 	reqs0, err := counter.read(ctx)
 	if err != nil {
 		return Phase{Name: p.name}, err
+	}
+	var byKind0 map[string]float64
+	if metricsURL != "" {
+		if byKind0, err = operatorRequests(ctx, metricsURL); err != nil {
+			return Phase{Name: p.name}, err
+		}
 	}
 	var u0 usage
 	if op != nil {
@@ -77,6 +85,13 @@ func measure(ctx context.Context, p phaseRun, op *childproc.Process, counter req
 		return ph, err
 	}
 	ph.APIRequests = reqs1 - reqs0
+	if metricsURL != "" {
+		byKind1, err := operatorRequests(context.WithoutCancel(ctx), metricsURL)
+		if err != nil {
+			return ph, err
+		}
+		ph.RequestsByKind = subtract(byKind1, byKind0)
+	}
 	if op != nil {
 		if u1, err := procUsage(op.PID()); err == nil {
 			cpu := u1.CPUSeconds - u0.CPUSeconds
@@ -87,7 +102,15 @@ func measure(ctx context.Context, p phaseRun, op *childproc.Process, counter req
 }
 
 func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counter requestCounter, out *SubjectResult) error {
-	vars := map[string]string{"kubeconfig": id.Kubeconfig, "watches": r.watches, "concurrency": strconv.Itoa(r.cfg.Concurrency), "pprof": ""}
+	vars := map[string]string{"kubeconfig": id.Kubeconfig, "watches": r.watches, "concurrency": strconv.Itoa(r.cfg.Concurrency), "pprof": "", "metrics": "0"}
+	metricsURL := ""
+	if slices.ContainsFunc(s.Command, func(w string) bool { return strings.Contains(w, "{metrics}") }) {
+		addr, err := freeport.Addr()
+		if err != nil {
+			return err
+		}
+		vars["metrics"], metricsURL = addr, "http://"+addr+"/metrics"
+	}
 	profiling := r.cfg.ProfileDir != "" && slices.ContainsFunc(s.Command, func(w string) bool { return strings.Contains(w, "{pprof}") })
 	if profiling {
 		addr, err := freeport.Addr()
@@ -153,7 +176,7 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 		if profiling && (p.name == PhaseInstall || p.name == PhaseUpgrade) {
 			profile = r.profile(ctx, vars["pprof"], s.Name+"-"+p.name)
 		}
-		ph, err := measure(ctx, p, op, counter)
+		ph, err := measure(ctx, p, op, counter, metricsURL)
 		out.Phases = append(out.Phases, ph)
 		if profile != nil {
 			if perr := profile(); perr != nil {
@@ -261,7 +284,7 @@ func (r *runner) runFloor(ctx context.Context, id identity, counter requestCount
 		}, r.gone()),
 	}
 	for _, p := range phases {
-		ph, err := measure(ctx, p, nil, counter)
+		ph, err := measure(ctx, p, nil, counter, "")
 		out.Phases = append(out.Phases, ph)
 		if err != nil {
 			return err

@@ -62,7 +62,7 @@ func run() error {
 	subjects := []bench.Subject{
 		{Name: bench.SubjectChartkeeper, Command: []string{abs("bin/chartkeeper"), "run",
 			"--kubeconfig={kubeconfig}", "--watches-file={watches}",
-			"--metrics-bind-address=0", "--health-probe-bind-address=0", "--pprof-bind-address={pprof}"}},
+			"--metrics-bind-address={metrics}", "--health-probe-bind-address=0", "--pprof-bind-address={pprof}"}},
 		{Name: bench.SubjectFloor},
 	}
 	if peer, err := peerSubject(); err != nil {
@@ -115,7 +115,7 @@ func run() error {
 	res, err := bench.Run(ctx, cfg)
 	if res != nil {
 		fmt.Println()
-		fmt.Print(res.Table())
+		fmt.Print(res.Table() + res.Breakdown())
 		fmt.Printf("\nresults: %s (result.json, table.txt, convergence.png)\n", out)
 	}
 	return err
