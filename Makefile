@@ -42,7 +42,7 @@ bin/helm-operator: hack/peers/go.mod hack/peers/go.sum
 	cd hack/peers && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o ../../bin/helm-operator github.com/operator-framework/helm-operator-plugins
 
 # Benchmark settings (docs/benchmarks.md), e.g. make bench BENCH_N=1000 BENCH_OPERATOR=hop.
-export BENCH_N BENCH_CONCURRENCY BENCH_IDLE BENCH_TIMEOUT BENCH_OPERATOR BENCH_OPERATOR_NAME BENCH_PPROF BENCH_OUT BENCH_KUBECONFIG BENCH_CLUSTER_DIR
+export BENCH_N BENCH_REPEAT BENCH_SCENARIO BENCH_CONCURRENCY BENCH_IDLE BENCH_TIMEOUT BENCH_OPERATOR BENCH_OPERATOR_NAME BENCH_PPROF BENCH_OUT BENCH_KUBECONFIG BENCH_CLUSTER_DIR
 
 .PHONY: bench
 bench: tools bin/chartkeeper $(if $(filter hop,$(BENCH_OPERATOR)),bin/helm-operator) ## Time chartkeeper vs the control plane's floor (and BENCH_OPERATOR=hop|"cmd") on a local cluster; see docs/benchmarks.md.

@@ -22,8 +22,14 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.N != 100 || got.PerNamespace != 20 || got.Concurrency != 10 || got.Idle != time.Minute || got.PhaseTimeout != 5*time.Minute {
+	if got.N != 100 || got.PerNamespace != 20 || got.Concurrency != 10 || got.Idle != time.Minute || got.PhaseTimeout != 5*time.Minute ||
+		got.Repeat != 1 || got.Scenario != ScenarioDefault || got.scenario.Kind != "Bench" {
 		t.Fatalf("defaults: %+v", got)
+	}
+	pod := base
+	pod.Scenario = "podinfo"
+	if got, err := pod.withDefaults(); err != nil || got.scenario.Kind != "Podinfo" {
+		t.Fatalf("podinfo: %v, %+v", err, got.scenario)
 	}
 	big := base
 	big.N = 1000
@@ -41,6 +47,8 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 		{"same name twice", func(c *Config) { c.Subjects = []Subject{{Name: "a"}, {Name: "a"}} }, "two subjects"},
 		{"empty command", func(c *Config) { c.Subjects = []Subject{{Name: "a", Command: []string{}}} }, "empty command"},
 		{"negative N", func(c *Config) { c.N = -1 }, "at least 1"},
+		{"negative repeat", func(c *Config) { c.Repeat = -2 }, "Repeat (-2) must be at least 1"},
+		{"unknown scenario", func(c *Config) { c.Scenario = "nginx" }, `no scenario "nginx" (known: default, podinfo)`},
 		{"no chart", func(c *Config) { c.Chart = t.TempDir() }, "Chart.yaml"},
 	}
 	for _, b := range bad {

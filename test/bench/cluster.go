@@ -13,12 +13,9 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
-// The benchmark's kind.
-var benchGVK = schema.GroupVersionKind{Group: "bench.chartkeeper.dev", Version: "v1", Kind: "Bench"}
-
 // writeWatches writes the watches.yaml every operator subject is given and
 // loads it back.
-func writeWatches(dir, chartDir string, concurrency int) (string, watches.Watch, error) {
+func writeWatches(dir, chartDir string, gvk schema.GroupVersionKind, concurrency int) (string, watches.Watch, error) {
 	path := filepath.Join(dir, "watches.yaml")
 	body := fmt.Sprintf(`# The benchmark's watches.yaml: every operator subject gets this file.
 - group: %s
@@ -26,7 +23,7 @@ func writeWatches(dir, chartDir string, concurrency int) (string, watches.Watch,
   kind: %s
   chart: %s
   maxConcurrentReconciles: %d
-`, benchGVK.Group, benchGVK.Version, benchGVK.Kind, chartDir, concurrency)
+`, gvk.Group, gvk.Version, gvk.Kind, chartDir, concurrency)
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		return "", watches.Watch{}, err
 	}

@@ -33,8 +33,16 @@ func (s Subject) Floor() bool { return s.Command == nil }
 type Config struct {
 	// Kubeconfig is an admin kubeconfig of the cluster to measure on (required).
 	Kubeconfig string
-	// Chart is the bench chart's directory (required).
+	// Chart is the bench chart's directory (required): the scenario's.
 	Chart string
+	// Scenario names the workload (scenario.go): the custom resources'
+	// kind, specs and the labels of what the chart releases. Default
+	// "default", whose chart is test/bench/chart.
+	Scenario string
+	// Repeat is how many times the whole measurement (every subject, every
+	// phase) runs, one run after the other on the same cluster; the table
+	// then shows each figure's median and spread. Default 1.
+	Repeat int
 	// Subjects are measured in this order (required, at least one).
 	Subjects []Subject
 	// N is the number of custom resources. Default 100.
@@ -61,6 +69,9 @@ type Config struct {
 	Log io.Writer
 	// Machine describes where the run happens, for the record.
 	Machine string
+
+	// scenario is the one Scenario names (set by withDefaults).
+	scenario Scenario
 }
 
 // Names of the built-in subjects.
@@ -89,8 +100,16 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("bench: subject %q has an empty command", s.Name)
 		}
 	}
+	var err error
+	if c.scenario, err = LookupScenario(c.Scenario); err != nil {
+		return c, err
+	}
+	c.Scenario = c.scenario.Name
 	if c.N == 0 {
 		c.N = 100
+	}
+	if c.Repeat == 0 {
+		c.Repeat = 1
 	}
 	if c.PerNamespace == 0 {
 		c.PerNamespace = 20
@@ -110,11 +129,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Log == nil {
 		c.Log = os.Stderr
 	}
-	if c.N < 1 || c.PerNamespace < 1 || c.Concurrency < 1 || c.PhaseTimeout < 0 {
-		return c, fmt.Errorf("bench: N (%d), PerNamespace (%d), Concurrency (%d) must be at least 1 and PhaseTimeout (%s) positive",
-			c.N, c.PerNamespace, c.Concurrency, c.PhaseTimeout)
+	if c.N < 1 || c.PerNamespace < 1 || c.Concurrency < 1 || c.Repeat < 1 || c.PhaseTimeout < 0 {
+		return c, fmt.Errorf("bench: N (%d), PerNamespace (%d), Concurrency (%d), Repeat (%d) must be at least 1 and PhaseTimeout (%s) positive",
+			c.N, c.PerNamespace, c.Concurrency, c.Repeat, c.PhaseTimeout)
 	}
-	var err error
 	if c.Chart, err = filepath.Abs(c.Chart); err != nil {
 		return c, err
 	}

@@ -8,10 +8,16 @@
 // (chartkeeper, or any Helm-SDK operator given as a command line) or the
 // floor: a plain Go client writing the same objects an operator writes.
 //
+// A run measures one scenario (scenario.go): the chart every custom
+// resource releases (test/bench/chart by default, test/bench/podinfo for
+// the podinfo scenario shaped like Flux's published benchmark) and the
+// specs it installs and upgrades with. With Config.Repeat the whole
+// measurement runs several times and the table shows medians and spread.
+//
 // Every subject is measured the same way, from outside: an observer watches
-// Helm's release Secrets (labels owner, name, status, version), the released
-// Deployments, Services and ConfigMaps and the custom resources, and times
-// each release reaching each state. API requests are counted by the API
+// Helm's release Secrets (labels owner, name, status, version), every kind
+// of object the scenario's chart releases and the custom resources, and
+// times each release reaching each state. API requests are counted by the API
 // server itself: each subject runs as its own ServiceAccount, which a
 // FlowSchema of its own classifies, and the run reads
 // apiserver_flowcontrol_dispatched_requests_total for that FlowSchema. CPU

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
+	"slices"
 	"sync"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -50,25 +50,53 @@ type floor struct {
 
 // renderReleases installs and upgrades every key's release into Helm's
 // memory storage, the way the operators store them, so the floor writes
-// the same Secrets.
-func renderReleases(ch *chart.Chart, keys []key) (map[key][]*release.Release, error) {
+// the same Secrets. The values are the scenario's specs.
+func renderReleases(ch *chart.Chart, sc Scenario, keys []key) (map[key][]*release.Release, error) {
 	out := map[key][]*release.Release{}
 	for _, k := range keys {
 		st := storage.Init(driver.NewMemory())
 		hc := helm.NewOffline(st, &kubefake.PrintingKubeClient{Out: io.Discard})
-		req := helm.Request{Name: k.Name, Namespace: k.Namespace, Chart: ch, Values: specV1(), MaxHistory: 10}
+		values1, values2 := sc.values()
+		req := helm.Request{Name: k.Name, Namespace: k.Namespace, Chart: ch, Values: values1, MaxHistory: 10}
 		v1, err := hc.Install(context.Background(), req)
 		if err != nil {
 			return nil, fmt.Errorf("rendering %s: %w", k, err)
 		}
 		v1 = copyRelease(v1)
-		req.Values = maps.Clone(specV1())
-		maps.Copy(req.Values, specV2())
+		req.Values = values2
 		v2, err := hc.Upgrade(context.Background(), req)
 		if err != nil {
 			return nil, fmt.Errorf("rendering %s revision 2: %w", k, err)
 		}
 		out[k] = []*release.Release{v1, v2}
+	}
+	return out, nil
+}
+
+// releasedResources are the resources the scenario's chart releases, in
+// either revision, mapped through discovery: what the observer watches.
+func releasedResources(ch *chart.Chart, sc Scenario, mapper meta.RESTMapper) ([]schema.GroupVersionResource, error) {
+	k := key{Namespace: "bench-render", Name: "bench-render"}
+	rels, err := renderReleases(ch, sc, []key{k})
+	if err != nil {
+		return nil, err
+	}
+	var out []schema.GroupVersionResource
+	for _, r := range rels[k] {
+		objs, err := objects(r)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range objs {
+			gvk := u.GroupVersionKind()
+			m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(out, m.Resource) {
+				out = append(out, m.Resource)
+			}
+		}
 	}
 	return out, nil
 }
@@ -167,8 +195,14 @@ func (f *floor) upgrade(ctx context.Context, k key) error {
 	if err != nil {
 		return err
 	}
-	for i, u := range after {
-		if i < len(before) && equalJSON(before[i].Object, u.Object) {
+	// A release's manifest does not keep its objects in one order from
+	// revision to revision: they are matched by kind and name.
+	unchanged := map[string]*unstructured.Unstructured{}
+	for _, u := range before {
+		unchanged[objectID(u)] = u
+	}
+	for _, u := range after {
+		if b, ok := unchanged[objectID(u)]; ok && equalJSON(b.Object, u.Object) {
 			continue
 		}
 		ri, err := f.resource(u)
@@ -208,6 +242,11 @@ func (f *floor) uninstall(ctx context.Context, k key) error {
 		}
 	}
 	return nil
+}
+
+// objectID names an object of a release: its group, kind and name.
+func objectID(u *unstructured.Unstructured) string {
+	return u.GroupVersionKind().GroupKind().String() + "/" + u.GetName()
 }
 
 func equalJSON(a, b map[string]any) bool {

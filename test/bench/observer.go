@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -17,11 +18,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// Labels the observer selects on.
+// Labels the observer selects on, and its index.
 const (
 	helmOwnerSelector = "owner=helm"
-	chartSelector     = "app.kubernetes.io/part-of=chartkeeper-bench"
-	messageAnnotation = "bench.chartkeeper.dev/message"
 	byRelease         = "release"
 )
 
@@ -29,11 +28,19 @@ const (
 // and answers questions about one release from its caches, so that
 // measuring costs the API server one watch per kind, whatever N is.
 type observer struct {
-	secrets, configMaps, services, crs, deployments cache.Indexer
-	stop                                            context.CancelFunc
+	secrets, crs cache.Indexer
+	// deployments are the released Deployments, whole (their rollout).
+	deployments cache.Indexer
+	// released hold every kind the chart releases, Deployments among
+	// them; each is indexed by release.
+	released []cache.Indexer
+	stop     context.CancelFunc
 }
 
-func newObserver(ctx context.Context, admin *rest.Config, cs kubernetes.Interface, gvr schema.GroupVersionResource) (*observer, error) {
+// newObserver watches the custom resources (crGVR), Helm's release
+// Secrets and the released objects: the resources in released, limited to
+// the scenario's selector.
+func newObserver(ctx context.Context, admin *rest.Config, cs kubernetes.Interface, crGVR schema.GroupVersionResource, selector string, released []schema.GroupVersionResource) (*observer, error) {
 	mc, err := metadata.NewForConfig(admin)
 	if err != nil {
 		return nil, err
@@ -43,28 +50,33 @@ func newObserver(ctx context.Context, admin *rest.Config, cs kubernetes.Interfac
 		return metadatainformer.NewFilteredSharedInformerFactory(mc, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) { o.LabelSelector = sel })
 	}
 	helm := selected(helmOwnerSelector)
-	chart := selected(chartSelector)
+	chart := selected(selector)
 	all := metadatainformer.NewSharedInformerFactory(mc, 0)
-	typed := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = chartSelector }))
+	typed := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
 
-	secrets := helm.ForResource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}).Informer()
-	if err := secrets.AddIndexers(cache.Indexers{byRelease: func(obj any) ([]string, error) {
-		m, err := metaOf(obj)
-		if err != nil {
-			return nil, err
+	o := &observer{stop: cancel}
+	indexed := func(inf cache.SharedIndexInformer, label string) (cache.Indexer, error) {
+		return inf.GetIndexer(), inf.AddIndexers(cache.Indexers{byRelease: labelIndex(label)})
+	}
+	var errs []error
+	var e error
+	o.secrets, e = indexed(helm.ForResource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}).Informer(), "name")
+	errs = append(errs, e)
+	o.deployments, e = indexed(typed.Apps().V1().Deployments().Informer(), releaseLabel)
+	errs = append(errs, e)
+	o.crs = all.ForResource(crGVR).Informer().GetIndexer()
+	for _, gvr := range released {
+		if gvr == deploymentsGVR {
+			o.released = append(o.released, o.deployments)
+			continue
 		}
-		return []string{m.GetNamespace() + "/" + m.GetLabels()["name"]}, nil
-	}}); err != nil {
+		idx, e := indexed(chart.ForResource(gvr).Informer(), releaseLabel)
+		errs = append(errs, e)
+		o.released = append(o.released, idx)
+	}
+	if err := errors.Join(errs...); err != nil {
 		cancel()
 		return nil, err
-	}
-	o := &observer{
-		secrets:     secrets.GetIndexer(),
-		configMaps:  chart.ForResource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Informer().GetIndexer(),
-		services:    chart.ForResource(schema.GroupVersionResource{Version: "v1", Resource: "services"}).Informer().GetIndexer(),
-		crs:         all.ForResource(gvr).Informer().GetIndexer(),
-		deployments: typed.Apps().V1().Deployments().Informer().GetIndexer(),
-		stop:        cancel,
 	}
 	for _, f := range []interface {
 		Start(<-chan struct{})
@@ -86,6 +98,24 @@ func newObserver(ctx context.Context, admin *rest.Config, cs kubernetes.Interfac
 		}
 	}
 	return o, nil
+}
+
+var deploymentsGVR = appsv1.SchemeGroupVersion.WithResource("deployments")
+
+// labelIndex indexes objects by namespace/value of the label: the release
+// they belong to.
+func labelIndex(label string) cache.IndexFunc {
+	return func(obj any) ([]string, error) {
+		m, err := metaOf(obj)
+		if err != nil {
+			return nil, err
+		}
+		v, ok := m.GetLabels()[label]
+		if !ok {
+			return nil, nil
+		}
+		return []string{m.GetNamespace() + "/" + v}, nil
+	}
 }
 
 func metaOf(obj any) (metav1.Object, error) {
@@ -122,14 +152,25 @@ func (o *observer) releaseStored(k key) bool {
 	return len(objs) > 0
 }
 
-// ready reports whether k's Deployment rolled out the given message and all
-// its replicas are updated, ready and available, with no old ones left.
+// ready reports whether every Deployment of k's release (at least one)
+// has rolled out the given message.
 func (o *observer) ready(k key, message string) bool {
-	obj, ok, _ := o.deployments.GetByKey(k.String())
-	if !ok {
-		return false
+	objs, _ := o.deployments.ByIndex(byRelease, k.String())
+	for _, obj := range objs {
+		if !rolledOut(obj.(*appsv1.Deployment), message) {
+			return false
+		}
 	}
-	d := obj.(*appsv1.Deployment)
+	return len(objs) > 0
+}
+
+// rolledOut reports whether the Deployment runs the given message: its Pod
+// template carries it (messageAnnotation), the controller has caught up
+// with this generation, and the replicas it wants are all updated, ready
+// and available, with no old ones left. A Deployment scaled to 0 (the
+// podinfo scenario's) is rolled out once the controller has seen the
+// generation carrying the message and counts no replica of any kind.
+func rolledOut(d *appsv1.Deployment, message string) bool {
 	want := int32(1)
 	if d.Spec.Replicas != nil {
 		want = *d.Spec.Replicas
@@ -146,8 +187,11 @@ func (o *observer) gone(k key) bool {
 	if o.releaseStored(k) {
 		return false
 	}
-	for _, idx := range []cache.Indexer{o.crs, o.deployments, o.services, o.configMaps} {
-		if _, ok, _ := idx.GetByKey(k.String()); ok {
+	if _, ok, _ := o.crs.GetByKey(k.String()); ok {
+		return false
+	}
+	for _, idx := range o.released {
+		if objs, _ := idx.ByIndex(byRelease, k.String()); len(objs) > 0 {
 			return false
 		}
 	}

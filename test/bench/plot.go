@@ -23,7 +23,7 @@ var palette = []color.Color{
 
 // Plot draws the convergence curves to a PNG: for install and upgrade, how
 // many releases were deployed (dashed) and Ready (solid) over the seconds
-// since the phase began, one colour per subject.
+// since the phase began, one colour per subject (a curve per run).
 func (res *Result) Plot(path string) error {
 	var row []*plot.Plot
 	for _, phase := range []string{PhaseInstall, PhaseUpgrade} {
@@ -34,24 +34,29 @@ func (res *Result) Plot(path string) error {
 		p.Y.Min, p.Y.Max = 0, float64(res.N)
 		p.Legend.Top, p.Legend.Left = false, false
 		p.Add(plotter.NewGrid())
-		for i, s := range res.Subjects {
-			ph := s.phase(phase)
+		for i, name := range res.subjectNames() {
 			for _, m := range []string{MilestoneDeployed, MilestoneReady} {
-				ms := ph.milestone(m)
-				if ms == nil || len(ms.Times) == 0 {
-					continue
+				legend := true
+				for _, s := range res.runsOf(name) {
+					ms := s.phase(phase).milestone(m)
+					if ms == nil || len(ms.Times) == 0 {
+						continue
+					}
+					l, err := plotter.NewLine(curve(ms.Times))
+					if err != nil {
+						return err
+					}
+					l.Color = palette[i%len(palette)]
+					l.Width = vg.Points(1.5)
+					if m == MilestoneDeployed {
+						l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+					}
+					p.Add(l)
+					if legend { // one entry per subject, whatever the runs
+						p.Legend.Add(name+" "+m, l)
+						legend = false
+					}
 				}
-				l, err := plotter.NewLine(curve(ms.Times))
-				if err != nil {
-					return err
-				}
-				l.Color = palette[i%len(palette)]
-				l.Width = vg.Points(1.5)
-				if m == MilestoneDeployed {
-					l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-				}
-				p.Add(l)
-				p.Legend.Add(s.Name+" "+m, l)
 			}
 		}
 		row = append(row, p)

@@ -2,21 +2,34 @@ package bench
 
 import "time"
 
-// Result is everything one run measured; result.json holds it.
+// Result is everything one invocation measured at one size; result.json
+// holds it.
 type Result struct {
-	Started     time.Time `json:"started"`
-	Machine     string    `json:"machine,omitempty"`
-	N           int       `json:"n"`
-	Namespaces  int       `json:"namespaces"`
-	Concurrency int       `json:"concurrency"`
+	Started  time.Time `json:"started"`
+	Machine  string    `json:"machine,omitempty"`
+	Scenario string    `json:"scenario,omitempty"`
+	N        int       `json:"n"`
+	// Namespaces hold the custom resources of each subject.
+	Namespaces  int `json:"namespaces"`
+	Concurrency int `json:"concurrency"`
 	// IdleSeconds is the length of each operator's idle phase.
-	IdleSeconds float64         `json:"idleSeconds"`
-	Subjects    []SubjectResult `json:"subjects"`
+	IdleSeconds float64 `json:"idleSeconds"`
+	// Repeat is how many runs were asked for (Config.Repeat; 0 reads as 1).
+	Repeat int `json:"repeat,omitempty"`
+	// Subjects are every subject's measurements of every run, in the order
+	// they were taken: run 1's subjects, then run 2's, and so on.
+	Subjects []SubjectResult `json:"subjects"`
+	// Summary is the table's figures: for each of its rows, each subject's
+	// median over the runs with its spread, and the ratios of the medians.
+	// Written with result.json.
+	Summary []SummaryRow `json:"summary,omitempty"`
 }
 
-// SubjectResult is one subject's measurements.
+// SubjectResult is one subject's measurements in one run.
 type SubjectResult struct {
-	Name    string   `json:"name"`
+	Name string `json:"name"`
+	// Run is the run these measurements belong to, from 1.
+	Run     int      `json:"run,omitempty"`
 	Command []string `json:"command,omitempty"`
 	Phases  []Phase  `json:"phases"`
 	// CPUSeconds and PeakRSSBytes are the operator process's totals when

@@ -26,10 +26,13 @@ type runner struct {
 	obs     *observer
 	watches string
 	workDir string
+	// run is the run being measured, from 1 (Config.Repeat).
+	run int
 }
 
-// Run measures every subject of cfg in turn and writes result.json,
-// table.txt and convergence.png to cfg.OutDir. A subject that fails (its
+// Run measures every subject of cfg in turn, the whole measurement
+// Config.Repeat times, and writes result.json, table.txt and
+// convergence.png to cfg.OutDir. A subject that fails (its
 // process exits, a phase times out) is recorded with its error and the run
 // goes on with the next; the error returned is about the run itself.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
@@ -46,7 +49,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	admin, cs, dyn := c.Config, c.Typed, c.Dynamic
-	watchesPath, w, err := writeWatches(workDir, cfg.Chart, cfg.Concurrency)
+	sc := cfg.scenario
+	watchesPath, w, err := writeWatches(workDir, cfg.Chart, sc.gvk(), cfg.Concurrency)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
@@ -57,44 +61,67 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := kubeops.InstallCRD(ctx, admin, crd); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
-	gvr := schema.GroupVersionResource{Group: benchGVK.Group, Version: benchGVK.Version, Resource: crd.Spec.Names.Plural}
-	obs, err := newObserver(ctx, admin, cs, gvr)
+	gvr := schema.GroupVersionResource{Group: benchGroup, Version: benchVersion, Resource: crd.Spec.Names.Plural}
+	mapper, err := newMapper(admin)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	released, err := releasedResources(w.Chart, sc, mapper)
+	if err != nil {
+		return nil, fmt.Errorf("bench: chart %s: %w", cfg.Chart, err)
+	}
+	obs, err := newObserver(ctx, admin, cs, gvr, sc.Selector, released)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	defer obs.close()
 	r := &runner{
 		cfg: cfg, admin: admin, cs: cs, obs: obs, watches: watchesPath, workDir: workDir,
-		crs: crs{dyn: dyn, gvr: gvr, gvk: benchGVK},
+		crs: crs{dyn: dyn, gvr: gvr, gvk: sc.gvk()},
 	}
 	res := &Result{
-		Started: time.Now().UTC(), Machine: cfg.Machine, N: cfg.N, Concurrency: cfg.Concurrency,
-		Namespaces: cfg.namespaceCount(), IdleSeconds: max(cfg.Idle, 0).Seconds(),
+		Started: time.Now().UTC(), Machine: cfg.Machine, Scenario: sc.Name, N: cfg.N, Concurrency: cfg.Concurrency,
+		Namespaces: cfg.namespaceCount(), IdleSeconds: max(cfg.Idle, 0).Seconds(), Repeat: cfg.Repeat,
 	}
-	fmt.Fprintf(cfg.Log, "bench: %d custom resources in %d namespaces, concurrency %d, subjects:", cfg.N, res.Namespaces, cfg.Concurrency)
+	fmt.Fprintf(cfg.Log, "bench: %d custom resources (%s: %s) in %d namespaces, concurrency %d, subjects:",
+		cfg.N, sc.Name, sc.About, res.Namespaces, cfg.Concurrency)
 	for _, s := range cfg.Subjects {
 		fmt.Fprintf(cfg.Log, " %s", s.Name)
 	}
 	fmt.Fprintln(cfg.Log)
-	for _, s := range cfg.Subjects {
-		if ctx.Err() != nil {
-			break
+	for r.run = 1; r.run <= cfg.Repeat && ctx.Err() == nil; r.run++ {
+		if cfg.Repeat > 1 {
+			fmt.Fprintf(cfg.Log, "bench: run %d of %d\n", r.run, cfg.Repeat)
 		}
-		sr := r.subject(ctx, s)
-		if sr.Error != "" {
-			fmt.Fprintf(cfg.Log, "  %-12s error: %s\n", s.Name, sr.Error)
-		}
-		res.Subjects = append(res.Subjects, sr)
-		if err := res.write(cfg.OutDir); err != nil { // keep what was measured so far
-			return res, err
+		for _, s := range cfg.Subjects {
+			if ctx.Err() != nil {
+				break
+			}
+			sr := r.subject(ctx, s)
+			if sr.Error != "" {
+				fmt.Fprintf(cfg.Log, "  %-12s error: %s\n", s.Name, sr.Error)
+			}
+			res.Subjects = append(res.Subjects, sr)
+			if err := res.write(cfg.OutDir); err != nil { // keep what was measured so far
+				return res, err
+			}
 		}
 	}
 	return res, ctx.Err()
 }
 
+// perRun names a file of the current run: name itself when the
+// measurement runs once, name-run<i> otherwise.
+func (r *runner) perRun(name string) string {
+	if r.cfg.Repeat == 1 {
+		return name
+	}
+	return fmt.Sprintf("%s-run%d", name, r.run)
+}
+
 // subject measures one subject and cleans up after it.
 func (r *runner) subject(ctx context.Context, s Subject) SubjectResult {
-	out := SubjectResult{Name: s.Name, Command: s.Command}
+	out := SubjectResult{Name: s.Name, Run: r.run, Command: s.Command}
 	nss := r.cfg.namespaces(s.Name)
 	defer func() {
 		// Not timed: leave the cluster as the next subject expects it. A
@@ -141,8 +168,9 @@ func newMapper(cfg *rest.Config) (*restmapper.DeferredDiscoveryRESTMapper, error
 	return restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cs.Discovery())), nil
 }
 
-// write saves result.json, table.txt and convergence.png.
+// write saves result.json (with its summary), table.txt and convergence.png.
 func (res *Result) write(dir string) error {
+	res.Summary = res.summarize()
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err

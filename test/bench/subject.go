@@ -53,6 +53,16 @@ func (r *runner) gone() milestoneCheck {
 	return milestoneCheck{MilestoneGone, r.obs.gone}
 }
 
+// create creates k's custom resource with the scenario's first spec.
+func (r *runner) create(ctx context.Context, k key) error {
+	return r.crs.create(ctx, k, r.cfg.scenario.spec(messageV1))
+}
+
+// upgrade patches k's custom resource to the scenario's second message.
+func (r *runner) upgrade(ctx context.Context, k key) error {
+	return r.crs.patchSpec(ctx, k, r.cfg.scenario.patch(messageV2))
+}
+
 // each runs fn for every key from the harness's writers.
 func each(keys []key, fn func(context.Context, key) error) func(context.Context) error {
 	return func(ctx context.Context) error { return forEach(ctx, keys, writers, fn) }
@@ -120,7 +130,7 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 		vars["pprof"] = addr
 	}
 	args := expand(s.Command, vars)
-	logPath := filepath.Join(r.workDir, s.Name+".log")
+	logPath := filepath.Join(r.workDir, r.perRun(s.Name)+".log")
 	fmt.Fprintf(r.cfg.Log, "  %-12s starting %s (log: %s)\n", s.Name, strings.Join(args, " "), logPath)
 	op, err := childproc.Start(args, []string{"KUBECONFIG=" + id.Kubeconfig}, logPath)
 	if err != nil {
@@ -144,7 +154,7 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 	// every operator is started and has its caches before the clock runs.
 	warm := []key{{Namespace: r.warmupNamespace(s), Name: "warmup"}}
 	for _, p := range []phaseRun{
-		r.phase(s, "warmup", warm, each(warm, func(ctx context.Context, k key) error { return r.crs.create(ctx, k, specV1()) }), r.deployed(1)),
+		r.phase(s, "warmup", warm, each(warm, r.create), r.deployed(1)),
 		r.phase(s, "cooldown", warm, each(warm, r.crs.delete), r.gone()),
 	} {
 		p.alive, p.timeout = alive, 3*time.Minute
@@ -154,9 +164,9 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 	}
 	keys := r.cfg.crKeys(s.Name)
 	phases := []phaseRun{
-		r.phase(s, PhaseInstall, keys, each(keys, func(ctx context.Context, k key) error { return r.crs.create(ctx, k, specV1()) }), r.deployed(1), r.ready("v1")),
+		r.phase(s, PhaseInstall, keys, each(keys, r.create), r.deployed(1), r.ready(messageV1)),
 		r.phase(s, PhaseIdle, nil, func(ctx context.Context) error { return sleep(ctx, r.cfg.Idle) }),
-		r.phase(s, PhaseUpgrade, keys, each(keys, func(ctx context.Context, k key) error { return r.crs.patchSpec(ctx, k, specV2()) }), r.deployed(2), r.ready("v2")),
+		r.phase(s, PhaseUpgrade, keys, each(keys, r.upgrade), r.deployed(2), r.ready(messageV2)),
 		r.phase(s, PhaseDelete, keys, each(keys, r.crs.delete), r.gone()),
 	}
 	for _, p := range phases {
@@ -174,7 +184,7 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 		}
 		var profile func() error
 		if profiling && (p.name == PhaseInstall || p.name == PhaseUpgrade) {
-			profile = r.profile(ctx, vars["pprof"], s.Name+"-"+p.name)
+			profile = r.profile(ctx, vars["pprof"], r.perRun(s.Name+"-"+p.name))
 		}
 		ph, err := measure(ctx, p, op, counter, metricsURL)
 		out.Phases = append(out.Phases, ph)
@@ -188,7 +198,7 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 		}
 		if profiling && p.name == PhaseUpgrade {
 			// The heap with every release installed and upgraded.
-			if err := r.savePprof(ctx, "http://"+vars["pprof"]+"/debug/pprof/heap", s.Name+"-heap"); err != nil {
+			if err := r.savePprof(ctx, "http://"+vars["pprof"]+"/debug/pprof/heap", r.perRun(s.Name+"-heap")); err != nil {
 				fmt.Fprintf(r.cfg.Log, "  %-12s heap profile: %v\n", s.Name, err)
 			}
 		}
@@ -240,7 +250,7 @@ func (r *runner) runFloor(ctx context.Context, id identity, counter requestCount
 		return err
 	}
 	fmt.Fprintf(r.cfg.Log, "  %-12s rendering %d releases before the clock starts\n", s.Name, len(keys))
-	releases, err := renderReleases(ch, keys)
+	releases, err := renderReleases(ch, r.cfg.scenario, keys)
 	if err != nil {
 		return err
 	}
@@ -274,11 +284,11 @@ func (r *runner) runFloor(ctx context.Context, id identity, counter requestCount
 	}
 	phases := []phaseRun{
 		r.phase(s, PhaseInstall, keys, func(ctx context.Context) error {
-			return f.pipeline(ctx, keys, func(ctx context.Context, k key) error { return r.crs.create(ctx, k, specV1()) }, f.install)
-		}, r.deployed(1), r.ready("v1")),
+			return f.pipeline(ctx, keys, r.create, f.install)
+		}, r.deployed(1), r.ready(messageV1)),
 		r.phase(s, PhaseUpgrade, keys, func(ctx context.Context) error {
-			return f.pipeline(ctx, keys, func(ctx context.Context, k key) error { return r.crs.patchSpec(ctx, k, specV2()) }, f.upgrade)
-		}, r.deployed(2), r.ready("v2")),
+			return f.pipeline(ctx, keys, r.upgrade, f.upgrade)
+		}, r.deployed(2), r.ready(messageV2)),
 		r.phase(s, PhaseDelete, keys, func(ctx context.Context) error {
 			return f.pipeline(ctx, keys, r.crs.delete, f.uninstall)
 		}, r.gone()),

@@ -2,18 +2,22 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // row is one line of the table: a label and how to read it from a subject.
 type row struct {
+	// id names the row in result.json's summary and in SizesTable.
+	id    string
 	label string
 	value func(SubjectResult) (v float64, ok bool, incomplete bool)
 	unit  string
 }
 
-func milestoneRow(label, phase, milestone string) row {
-	return row{label: label, unit: "s", value: func(s SubjectResult) (float64, bool, bool) {
+func milestoneRow(id, label, phase, milestone string) row {
+	return row{id: id, label: label, unit: "s", value: func(s SubjectResult) (float64, bool, bool) {
 		p := s.phase(phase)
 		m := p.milestone(milestone)
 		if m == nil {
@@ -26,8 +30,8 @@ func milestoneRow(label, phase, milestone string) row {
 	}}
 }
 
-func phaseCostRow(label, phase string, cpu bool) row {
-	return row{label: label, value: func(s SubjectResult) (float64, bool, bool) {
+func phaseCostRow(id, label, phase string, cpu bool) row {
+	return row{id: id, label: label, value: func(s SubjectResult) (float64, bool, bool) {
 		p := s.phase(phase)
 		if p == nil {
 			return 0, false, false
@@ -66,91 +70,105 @@ func workCost(s SubjectResult, cpu bool) (float64, bool, bool) {
 	return sum, true, incomplete
 }
 
+// The rows' ids.
+const (
+	rowInstallDeployed = "install-deployed"
+	rowInstallReady    = "install-ready"
+	rowUpgradeDeployed = "upgrade-deployed"
+	rowUpgradeReady    = "upgrade-ready"
+	rowDeleteGone      = "delete-gone"
+	rowIdleCPU         = "idle-cpu"
+	rowIdleRequests    = "idle-requests"
+	rowCPU             = "cpu"
+	rowPeakRSS         = "peak-rss"
+	rowRequestsPerCR   = "requests-per-cr"
+)
+
 func (res *Result) rows() []row {
 	return []row{
-		milestoneRow("install: all deployed (s)", PhaseInstall, MilestoneDeployed),
-		milestoneRow("install: all Ready (s)", PhaseInstall, MilestoneReady),
-		milestoneRow("upgrade: all at revision 2 (s)", PhaseUpgrade, MilestoneDeployed),
-		milestoneRow("upgrade: all Ready (s)", PhaseUpgrade, MilestoneReady),
-		milestoneRow("delete: all gone (s)", PhaseDelete, MilestoneGone),
-		phaseCostRow(fmt.Sprintf("idle %gs: CPU seconds", res.IdleSeconds), PhaseIdle, true),
-		phaseCostRow(fmt.Sprintf("idle %gs: API requests", res.IdleSeconds), PhaseIdle, false),
-		{label: "CPU seconds (install+upgrade+delete)", value: func(s SubjectResult) (float64, bool, bool) { return workCost(s, true) }},
-		{label: "peak RSS (MiB)", value: func(s SubjectResult) (float64, bool, bool) {
+		milestoneRow(rowInstallDeployed, "install: all deployed (s)", PhaseInstall, MilestoneDeployed),
+		milestoneRow(rowInstallReady, "install: all Ready (s)", PhaseInstall, MilestoneReady),
+		milestoneRow(rowUpgradeDeployed, "upgrade: all at revision 2 (s)", PhaseUpgrade, MilestoneDeployed),
+		milestoneRow(rowUpgradeReady, "upgrade: all Ready (s)", PhaseUpgrade, MilestoneReady),
+		milestoneRow(rowDeleteGone, "delete: all gone (s)", PhaseDelete, MilestoneGone),
+		phaseCostRow(rowIdleCPU, fmt.Sprintf("idle %gs: CPU seconds", res.IdleSeconds), PhaseIdle, true),
+		phaseCostRow(rowIdleRequests, fmt.Sprintf("idle %gs: API requests", res.IdleSeconds), PhaseIdle, false),
+		{id: rowCPU, label: "CPU seconds (install+upgrade+delete)", value: func(s SubjectResult) (float64, bool, bool) { return workCost(s, true) }},
+		{id: rowPeakRSS, label: "peak RSS (MiB)", value: func(s SubjectResult) (float64, bool, bool) {
 			if s.PeakRSSBytes == nil {
 				return 0, false, false
 			}
 			return float64(*s.PeakRSSBytes) / (1 << 20), true, false
 		}},
-		{label: "API requests per CR (install+upgrade+delete)", value: func(s SubjectResult) (float64, bool, bool) {
+		{id: rowRequestsPerCR, label: "API requests per CR (install+upgrade+delete)", value: func(s SubjectResult) (float64, bool, bool) {
 			v, ok, inc := workCost(s, false)
 			return v / float64(res.N), ok, inc
 		}},
 	}
 }
 
-// ratio is a column dividing one subject's value by another's.
-type ratio struct {
-	label    string
-	num, den int
-}
-
 // Table is the one-screen summary: a column per subject, then chartkeeper
 // against the floor and each peer against chartkeeper. A value marked ">"
-// is a phase that did not finish: the time it ran before giving up.
+// is a phase that did not finish: the time it ran before giving up. With
+// several runs each value is the median, followed by the spread (min–max),
+// and ratios are of medians.
 func (res *Result) Table() string {
-	ck, fl := -1, -1
-	for i, s := range res.Subjects {
-		switch {
-		case s.Name == SubjectChartkeeper && ck < 0:
-			ck = i
-		case s.Command == nil && fl < 0:
-			fl = i
+	names := res.subjectNames()
+	ratios := res.ratios(names)
+	summary := res.summarize()
+	// The cells first, so that every column is as wide as its widest.
+	const labelWidth = 46
+	header := slices.Clone(names)
+	for _, q := range ratios {
+		header = append(header, q.label)
+	}
+	widths := make([]int, len(header))
+	for j, h := range header {
+		widths[j] = max(15, utf8.RuneCountInString(h)+2)
+	}
+	cells := make([][]string, len(summary))
+	for i, row := range summary {
+		for _, n := range names {
+			cells[i] = append(cells[i], row.figure(n).text(res.repeat()))
 		}
-	}
-	var ratios []ratio
-	if ck >= 0 && fl >= 0 {
-		ratios = append(ratios, ratio{res.Subjects[ck].Name + "/" + res.Subjects[fl].Name, ck, fl})
-	}
-	for i, s := range res.Subjects {
-		if ck >= 0 && i != ck && i != fl {
-			ratios = append(ratios, ratio{s.Name + "/" + res.Subjects[ck].Name, i, ck})
+		for _, q := range ratios {
+			cells[i] = append(cells[i], row.ratio(q.label))
+		}
+		for j, c := range cells[i] {
+			widths[j] = max(widths[j], utf8.RuneCountInString(c)+2)
 		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "N=%d custom resources in %d namespaces, concurrency %d", res.N, res.Namespaces, res.Concurrency)
+	if res.Scenario != "" && res.Scenario != ScenarioDefault {
+		fmt.Fprintf(&b, ", scenario %s", res.Scenario)
+	}
+	if res.repeat() > 1 {
+		fmt.Fprintf(&b, ", median of %d runs (min–max)", res.repeat())
+	}
 	if res.Machine != "" {
 		fmt.Fprintf(&b, "; %s", res.Machine)
 	}
 	b.WriteString("\n\n")
-	const labelWidth, colWidth = 46, 15
 	fmt.Fprintf(&b, "%-*s", labelWidth, "")
-	for _, s := range res.Subjects {
-		fmt.Fprintf(&b, "%*s", colWidth, s.Name)
-	}
-	for _, r := range ratios {
-		fmt.Fprintf(&b, "%*s", max(colWidth, len(r.label)+2), r.label)
+	for j, h := range header {
+		fmt.Fprintf(&b, "%*s", widths[j], h)
 	}
 	b.WriteString("\n")
-	for _, r := range res.rows() {
-		fmt.Fprintf(&b, "%-*s", labelWidth, r.label)
-		for _, s := range res.Subjects {
-			v, ok, inc := r.value(s)
-			fmt.Fprintf(&b, "%*s", colWidth, cell(v, ok, inc))
-		}
-		for _, q := range ratios {
-			n, okN, incN := r.value(res.Subjects[q.num])
-			d, okD, incD := r.value(res.Subjects[q.den])
-			text := "-"
-			if okN && okD && d > 0 && !incN && !incD {
-				text = fmt.Sprintf("%.2fx", n/d)
-			}
-			fmt.Fprintf(&b, "%*s", max(colWidth, len(q.label)+2), text)
+	for i, row := range summary {
+		fmt.Fprintf(&b, "%-*s", labelWidth, row.Label)
+		for j, c := range cells[i] {
+			fmt.Fprintf(&b, "%*s", widths[j], c)
 		}
 		b.WriteString("\n")
 	}
 	for _, s := range res.Subjects {
-		if s.Error != "" {
+		if s.Error == "" {
+			continue
+		}
+		if res.repeat() > 1 {
+			fmt.Fprintf(&b, "\n%s (run %d): %s", s.Name, s.Run, s.Error)
+		} else {
 			fmt.Fprintf(&b, "\n%s: %s", s.Name, s.Error)
 		}
 	}
@@ -161,12 +179,16 @@ func cell(v float64, ok, incomplete bool) string {
 	if !ok {
 		return "-"
 	}
-	s := fmt.Sprintf("%.1f", v)
-	if v != 0 && v < 1 {
-		s = fmt.Sprintf("%.2f", v)
-	}
 	if incomplete {
-		return ">" + s
+		return ">" + number(v)
 	}
-	return s
+	return number(v)
+}
+
+// number is a value as the table shows it: one decimal, two below 1.
+func number(v float64) string {
+	if v != 0 && v < 1 {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
 }

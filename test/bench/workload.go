@@ -100,7 +100,3 @@ func (c crs) dropFinalizers(ctx context.Context, namespaces []string) error {
 	}
 	return nil
 }
-
-// specs of the two generations every release goes through.
-func specV1() map[string]any { return map[string]any{"replicas": int64(1), "message": "v1"} }
-func specV2() map[string]any { return map[string]any{"message": "v2"} }

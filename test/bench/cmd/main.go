@@ -2,14 +2,16 @@
 // and, optionally, a peer operator, on a local cluster it brings up (make
 // bench). Settings come from the environment:
 //
-//	BENCH_N            custom resources (default 100)
+//	BENCH_N            custom resources (default 100), or a comma list of sizes run one after another (100,500,1000)
+//	BENCH_REPEAT       runs of the whole measurement on the same cluster; the table shows medians and spread (default 1)
+//	BENCH_SCENARIO     the workload: default (test/bench/chart) or podinfo (test/bench/podinfo)
 //	BENCH_CONCURRENCY  maxConcurrentReconciles of the operators and writers of the floor (default 10)
 //	BENCH_IDLE         length of the idle phase (default 60s)
 //	BENCH_TIMEOUT      bound of each phase (default max(5m, N x 2s))
 //	BENCH_OPERATOR     a peer: "hop" (helm-operator-plugins v0.9.1, make peers) or a command line
 //	BENCH_OPERATOR_NAME  the peer's name in results (default "peer", "helm-operator" for hop)
 //	BENCH_PPROF        set to 1: CPU profiles of chartkeeper's install and upgrade in the output directory
-//	BENCH_OUT          output directory (default bench-results/<time>-n<N>)
+//	BENCH_OUT          output directory (default bench-results/<time>[-<scenario>]-n<N>[-<N>...]; one n<N>/ per size when several)
 //	BENCH_KUBECONFIG   measure on this cluster instead of bringing one up
 //	BENCH_CLUSTER_DIR  where the local cluster lives (default tmp/bench-cluster; deleted afterwards)
 package main
@@ -21,6 +23,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -43,7 +46,15 @@ func main() {
 func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	n, err := envvar.Int("BENCH_N", 100)
+	sizes, err := bench.ParseSizes(os.Getenv("BENCH_N"))
+	if err != nil {
+		return err
+	}
+	repeat, err := envvar.Int("BENCH_REPEAT", 1)
+	if err != nil {
+		return err
+	}
+	scenario, err := bench.LookupScenario(os.Getenv("BENCH_SCENARIO"))
 	if err != nil {
 		return err
 	}
@@ -79,17 +90,11 @@ func run() error {
 	}
 	out := os.Getenv("BENCH_OUT")
 	if out == "" {
-		out = filepath.Join("bench-results", time.Now().UTC().Format("20060102-150405")+fmt.Sprintf("-n%d", n))
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+		out = filepath.Join("bench-results", time.Now().UTC().Format("20060102-150405")+outSuffix(scenario.Name, sizes))
 	}
 	cfg := bench.Config{
-		Chart: "test/bench/chart", Subjects: subjects, N: n, Concurrency: conc, Idle: idle, PhaseTimeout: timeout,
-		OutDir: out, Machine: machine(), Log: os.Stderr,
-	}
-	if os.Getenv("BENCH_PPROF") != "" {
-		cfg.ProfileDir = filepath.Join(out, "pprof")
+		Chart: scenario.Chart, Scenario: scenario.Name, Subjects: subjects, Concurrency: conc, Idle: idle, PhaseTimeout: timeout,
+		Repeat: repeat, Machine: machine(), Log: os.Stderr,
 	}
 	cfg.Kubeconfig = os.Getenv("BENCH_KUBECONFIG")
 	if cfg.Kubeconfig == "" {
@@ -97,6 +102,7 @@ func run() error {
 		if dir == "" {
 			dir = filepath.Join("tmp", "bench-cluster")
 		}
+		n := slices.Max(sizes)
 		nodes := max(3, (n+n/4+podsPerNode-1)/podsPerNode)
 		fmt.Fprintf(os.Stderr, "bench: starting a local cluster with %d kwok nodes in %s\n", nodes, dir)
 		// A cluster left by an interrupted run is replaced.
@@ -112,13 +118,56 @@ func run() error {
 		}()
 		cfg.Kubeconfig = c.Kubeconfig()
 	}
-	res, err := bench.Run(ctx, cfg)
-	if res != nil {
-		fmt.Println()
-		fmt.Print(res.Table() + res.Breakdown())
-		fmt.Printf("\nresults: %s (result.json, table.txt, convergence.png)\n", out)
+	var results []*bench.Result
+	var runErr error
+	for _, n := range sizes {
+		cfg.N, cfg.OutDir = n, out
+		if len(sizes) > 1 {
+			cfg.OutDir = filepath.Join(out, fmt.Sprintf("n%d", n))
+		}
+		cfg.ProfileDir = ""
+		if os.Getenv("BENCH_PPROF") != "" {
+			cfg.ProfileDir = filepath.Join(cfg.OutDir, "pprof")
+		}
+		if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+			return err
+		}
+		res, err := bench.Run(ctx, cfg)
+		if res != nil {
+			results = append(results, res)
+			fmt.Println()
+			fmt.Print(res.Table() + res.Breakdown())
+			fmt.Printf("\nresults: %s (result.json, table.txt, convergence.png)\n", cfg.OutDir)
+		}
+		if runErr = err; err != nil {
+			break
+		}
 	}
-	return err
+	if summary := bench.SizesTable(results); summary != "" {
+		fmt.Print("\n" + summary)
+		if err := os.WriteFile(filepath.Join(out, "summary.txt"), []byte(summary), 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("\nsummary: %s\n", filepath.Join(out, "summary.txt"))
+	}
+	return runErr
+}
+
+// outSuffix names the default output directory after the scenario (unless
+// default) and the sizes.
+func outSuffix(scenario string, sizes []int) string {
+	s := ""
+	if scenario != bench.ScenarioDefault {
+		s = "-" + scenario
+	}
+	for i, n := range sizes {
+		if i == 0 {
+			s += fmt.Sprintf("-n%d", n)
+		} else {
+			s += fmt.Sprintf("-%d", n)
+		}
+	}
+	return s
 }
 
 // peerSubject reads BENCH_OPERATOR.
