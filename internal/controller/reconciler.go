@@ -77,8 +77,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 	orig := *st.DeepCopy()
+	gone := false // the resource goes when the finalizer does: no status to write
 	defer func() {
-		if equality.Semantic.DeepEqual(orig, st) {
+		if gone || equality.Semantic.DeepEqual(orig, st) {
 			return
 		}
 		if err := r.patchStatus(ctx, before, st); err != nil {
@@ -104,6 +105,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if res.Finished {
 		r.releases.Delete(ref.Namespace + "/" + ref.Name)
 		r.written.Delete(obj.GetUID())
+		// With no other finalizer the resource is deleted with ours: a
+		// status written now would be written for nobody.
+		gone = deleting && len(obj.GetFinalizers()) == 1
 		return ctrl.Result{}, r.patchFinalizer(ctx, obj, false)
 	}
 	return ctrl.Result{RequeueAfter: res.Requeue}, nil

@@ -42,6 +42,9 @@ func NewDependents(mgr manager.Manager, namespaces []string) (*Dependents, error
 	opts := cache.Options{
 		Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient(),
 		DefaultLabelSelector: sel,
+		// Metadata only, and without managedFields (often half of an
+		// object's metadata): nothing reads them from this cache.
+		DefaultTransform: cache.TransformStripManagedFields(),
 	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}
@@ -125,7 +128,7 @@ func Setup(mgr manager.Manager, deps *Dependents, engine *release.Engine, t rele
 	// reaches the resource through the release index.
 	secrets := &metav1.PartialObjectMetadata{}
 	secrets.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	toOwner := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, s *metav1.PartialObjectMetadata) []reconcile.Request {
+	toOwner := coalesce(func(_ context.Context, s *metav1.PartialObjectMetadata) []reconcile.Request {
 		name, ok := helm.ReleaseOf(s.GetLabels())
 		if !ok {
 			return nil
@@ -142,7 +145,7 @@ func Setup(mgr manager.Manager, deps *Dependents, engine *release.Engine, t rele
 	if w.WatchesDependents() {
 		gk := gvk.GroupKind()
 		kw := &kindWatcher{ctrl: c, cache: deps.Cache, seen: map[schema.GroupVersionKind]bool{},
-			handler: handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, o *metav1.PartialObjectMetadata) []reconcile.Request {
+			handler: coalesce(func(_ context.Context, o *metav1.PartialObjectMetadata) []reconcile.Request {
 				ownerGK, nn, ok := ownership.ParseKey(o.GetAnnotations()[api.AnnotationOwner])
 				if !ok || ownerGK != gk {
 					return nil

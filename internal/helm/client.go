@@ -18,6 +18,7 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // CapabilitiesTTL is how long the cluster's version and API list are reused.
@@ -33,6 +34,10 @@ type Client struct {
 	// Tests swap in Helm's memory driver.
 	storageFor func(namespace string, kind Storage) *storage.Storage
 	kubeFor    func(namespace string, log func(string, ...any)) kube.Interface
+
+	// secrets serves the release storage's reads from the metadata cache
+	// and its own writes (see ReadReleasesFrom).
+	secrets *secretCache
 
 	capsMu  sync.Mutex
 	caps    *chartutil.Capabilities
@@ -54,9 +59,9 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 	if log == nil {
 		log = func(string, ...any) {}
 	}
-	c := &Client{getter: g, clientset: cs, log: log}
+	c := &Client{getter: g, clientset: cs, log: log, secrets: newSecretCache(nil)}
 	c.storageFor = func(ns string, kind Storage) *storage.Storage {
-		return newStorage(cs.CoreV1().Secrets(ns), kind, log)
+		return newStorage(c.secrets.view(cs.CoreV1().Secrets(ns), ns), kind, log)
 	}
 	shared := newValidators()
 	shared.serverValidates = func() bool {
@@ -85,6 +90,16 @@ func NewOffline(st *storage.Storage, kc kube.Interface) *Client {
 		kubeFor:    func(string, func(string, ...any)) kube.Interface { return kc },
 		capsFor:    func() (*chartutil.Capabilities, error) { return chartutil.DefaultCapabilities, nil },
 	}
+}
+
+// ReadReleasesFrom makes the release storage read through meta, a
+// metadata-only cache of the Secrets carrying the managed label (as the
+// release engine's dependents cache): Helm's queries of a release's
+// history and its reads before each write are answered from it and from
+// what the storage itself wrote, not by the API server (see secretCache).
+// Call it before the first action.
+func (c *Client) ReadReleasesFrom(meta client.Reader) {
+	c.secrets = newSecretCache(meta)
 }
 
 // Request describes the release an Install or Upgrade makes.
@@ -165,7 +180,7 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 	ctx, cancel := Bound(ctx, r.Timeout)
 	defer cancel()
 	rel, err := in.RunWithContext(ctx, r.Chart, r.Values)
-	return rel, c.explainTimeout(ctx, err, r.Timeout, r.Name, r.Namespace)
+	return rel, c.explainTimeout(ctx, joinFlush(cfg, err), r.Timeout, r.Name, r.Namespace)
 }
 
 // Upgrade upgrades an existing release to the request's chart and values
@@ -187,7 +202,7 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 	// finish, marks the (successful) revision failed. See upgradeCancelDelay.
 	defer time.AfterFunc(upgradeCancelDelay, cancel)
 	rel, err := up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
-	return rel, c.explainTimeout(ctx, err, r.Timeout, r.Name, r.Namespace)
+	return rel, c.explainTimeout(ctx, joinFlush(cfg, err), r.Timeout, r.Name, r.Namespace)
 }
 
 // Rollback rolls the release back to revision toRevision, as a new
@@ -200,7 +215,7 @@ func (c *Client) Rollback(ctx context.Context, name, ns string, toRevision, maxH
 	}
 	rb := action.NewRollback(cfg)
 	rb.Version, rb.MaxHistory, rb.Timeout, rb.Force = toRevision, maxHistory, g.Timeout, g.Force
-	return c.explainTimeout(ctx, rb.Run(name), g.Timeout, name, ns)
+	return c.explainTimeout(ctx, joinFlush(cfg, rb.Run(name)), g.Timeout, name, ns)
 }
 
 // Uninstall removes the release's objects and its history. A release that
@@ -215,6 +230,7 @@ func (c *Client) Uninstall(ctx context.Context, name, ns string, description str
 	un := action.NewUninstall(cfg)
 	un.IgnoreNotFound, un.Description, un.Timeout, un.DisableHooks = true, description, timeout, g.DisableHooks
 	_, err = un.Run(name)
+	err = joinFlush(cfg, err)
 	if errors.Is(err, driver.ErrReleaseNotFound) {
 		return nil
 	}

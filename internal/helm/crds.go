@@ -13,7 +13,8 @@ import (
 // lose its CRD, and every custom resource of its kind, when an upgrade or
 // a rollback drops it or the release is uninstalled. So the kube client
 // leaves CRDs out of what it deletes, and out of the previous objects an
-// update compares with (Helm deletes those the new revision lacks).
+// update compares with (Helm deletes those the new revision lacks; see
+// Update in update.go).
 
 func isCRDInfo(info *resource.Info) bool {
 	gvk := info.Object.GetObjectKind().GroupVersionKind()
@@ -31,10 +32,6 @@ func (c reachedClient) Delete(rl kube.ResourceList) (*kube.Result, []error) {
 
 func (c reachedClient) DeleteWithPropagationPolicy(rl kube.ResourceList, policy metav1.DeletionPropagation) (*kube.Result, []error) {
 	return c.Client.DeleteWithPropagationPolicy(withoutCRDs(rl), policy)
-}
-
-func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*kube.Result, error) {
-	return c.Client.Update(withoutCRDs(original), target, force)
 }
 
 func (c reachedClient) UpdateThreeWayMerge(original, target kube.ResourceList, force bool) (*kube.Result, error) {

@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -39,8 +40,47 @@ func (c *Client) Revisions(ctx context.Context, r client.Reader, name, namespace
 		client.MatchingLabels{"owner": "helm", "name": name}); err != nil {
 		return nil, fmt.Errorf("listing release revisions: %w", err)
 	}
-	out := make([]Revision, 0, len(list.Items))
-	for _, s := range list.Items {
+	metas := make([]*metav1.ObjectMeta, len(list.Items))
+	for i := range list.Items {
+		metas[i] = &list.Items[i].ObjectMeta
+	}
+	return revisionsOf(metas), nil
+}
+
+// StoredRevisions lists a release's revisions, oldest first, as its
+// storage holds them now: what the storage itself wrote, and the metadata
+// cache (ReadReleasesFrom) for the rest; the API server when neither knows
+// of any. Unlike Revisions over a cache, it sees the storage's own writes
+// at once; nothing is decoded. Offline, it reads the storage.
+func (c *Client) StoredRevisions(ctx context.Context, name, namespace string) ([]Revision, error) {
+	if c.clientset == nil {
+		hist, err := c.storageFor(namespace, storageOf(ctx)).History(name)
+		if err != nil && !IsNotFound(err) {
+			return nil, err
+		}
+		out := make([]Revision, 0, len(hist))
+		for _, r := range hist {
+			out = append(out, Revision{Version: r.Version, Status: r.Info.Status, Labels: r.Labels, Modified: r.Info.LastDeployed.Time})
+		}
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+		return out, nil
+	}
+	secrets := c.secrets.view(c.clientset.CoreV1().Secrets(namespace), namespace)
+	list, err := secrets.List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{"owner": "helm", "name": name}).String()})
+	if err != nil {
+		return nil, fmt.Errorf("listing release revisions: %w", err)
+	}
+	metas := make([]*metav1.ObjectMeta, len(list.Items))
+	for i := range list.Items {
+		metas[i] = &list.Items[i].ObjectMeta
+	}
+	return revisionsOf(metas), nil
+}
+
+// revisionsOf reads revisions from release Secrets' metadata, oldest first.
+func revisionsOf(metas []*metav1.ObjectMeta) []Revision {
+	out := make([]Revision, 0, len(metas))
+	for _, s := range metas {
 		v, err := strconv.Atoi(s.Labels["version"])
 		if err != nil {
 			continue // not a Helm release Secret
@@ -49,7 +89,7 @@ func (c *Client) Revisions(ctx context.Context, r client.Reader, name, namespace
 			Modified: modified(s.Labels, s.CreationTimestamp.Time)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Version < out[j].Version })
-	return out, nil
+	return out
 }
 
 // modified reads when a release Secret was last written from the labels

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
+	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
@@ -65,9 +66,26 @@ func newStorage(secrets clientcorev1.SecretInterface, kind Storage, log func(str
 		},
 		writeChunked: kind == StorageChunked,
 	}
-	s := storage.Init(d)
+	s := storage.Init(newOneWriteDriver(d))
 	s.Log = log
 	return s
+}
+
+// flushHeld writes what an action's storage still holds (see
+// oneWriteDriver); offline storage holds nothing.
+func flushHeld(cfg *action.Configuration) error {
+	if d, ok := cfg.Releases.Driver.(*oneWriteDriver); ok {
+		return d.flush()
+	}
+	return nil
+}
+
+// joinFlush returns the action's error, or the flush's when the action had none.
+func joinFlush(cfg *action.Configuration, err error) error {
+	if ferr := flushHeld(cfg); ferr != nil && err == nil {
+		return fmt.Errorf("storing the release: %w", ferr)
+	}
+	return err
 }
 
 // sizedSecrets is what Helm's Secret driver sees of the Secrets: a

@@ -105,7 +105,7 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 
 	// Read back what storage holds now: it tells whether the action changed
 	// anything, and what the cache must show before the next step acts.
-	revs, rerr := e.helm.Revisions(ctx, e.live, s.d.ref.Name, s.d.ref.Namespace)
+	revs, rerr := e.helm.StoredRevisions(ctx, s.d.ref.Name, s.d.ref.Namespace)
 	if rerr != nil {
 		return err, rerr
 	}

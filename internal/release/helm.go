@@ -40,6 +40,10 @@ type Helm interface {
 	// Revisions lists the stored revisions, oldest first, from the
 	// metadata r reads: nothing is decoded.
 	Revisions(ctx context.Context, r client.Reader, name, namespace string) ([]helm.Revision, error)
+	// StoredRevisions lists the stored revisions, oldest first, as the
+	// release storage holds them now (its own writes included, which a
+	// cache may not show yet; the API server when it knows of none).
+	StoredRevisions(ctx context.Context, name, namespace string) ([]helm.Revision, error)
 	// Mapper is the REST mapper Helm uses (nil offline).
 	Mapper() meta.RESTMapper
 }

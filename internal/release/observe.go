@@ -120,8 +120,8 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	}
 	if len(revs) == 0 && !o.Deleting {
 		// Before an install: a release made outside chartkeeper is not in
-		// the label-scoped cache; ask the API server (owner.go).
-		if revs, err = e.helm.Revisions(ctx, e.live, d.ref.Name, d.ref.Namespace); err != nil {
+		// the label-scoped cache; the storage asks the API server (owner.go).
+		if revs, err = e.helm.StoredRevisions(ctx, d.ref.Name, d.ref.Namespace); err != nil {
 			return o, nil, err
 		}
 	}

@@ -1,0 +1,387 @@
+package helm
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// secretCache serves the release storage's reads without asking the API
+// server, where it can tell what the server would answer.
+//
+// Helm reads a release's whole history at the start of every action (a
+// LIST of its Secrets by label, twice with the storage switch) and GETs
+// each revision again before it updates or deletes it: 20 of the 60
+// requests an install, upgrade and delete cost per custom resource (make
+// bench). Yet the operator already holds the metadata of every release
+// Secret it manages (the label-scoped metadata cache), and it wrote most
+// of those Secrets itself.
+//
+// So the cache keeps the Secrets the storage wrote or read, each with its
+// resourceVersion, and answers a read from them when the metadata cache
+// shows the same resourceVersion (or has not caught up with a write made
+// here yet: a newer one here than there). A Secret the metadata cache shows
+// at a version this cache does not hold is read from the API server, as is
+// anything when the metadata cache holds nothing for a release (a release
+// made outside chartkeeper lacks the label that cache selects; a LIST that
+// finds nothing is remembered until the next write, see absent).
+// Selectors that do not name a release go to the API server.
+type secretCache struct {
+	// meta is the metadata cache of managed Secrets (nil: every read is live).
+	meta client.Reader
+	now  func() time.Time
+
+	mu      sync.Mutex
+	secrets map[string]*cachedSecret // namespace/name
+	// absent: a live LIST found no Secret of namespace/release, at this time;
+	// forgotten on the next write of that release here.
+	absent map[string]time.Time
+	writes int
+}
+
+// cachedSecret is a Secret as the storage last wrote or read it.
+type cachedSecret struct {
+	secret *corev1.Secret // nil once deleted here
+	labels map[string]string
+	rv     uint64
+	at     time.Time // when it was written, read or deleted here
+	// seen: the metadata cache has shown this version.
+	seen bool
+}
+
+// absentTTL bounds how long a live LIST that found no release is believed
+// (a helm CLI install could come after it).
+const absentTTL = 30 * time.Second
+
+// forgetAfter is how long a deleted Secret's tombstone is kept.
+const forgetAfter = 5 * time.Minute
+
+// cacheLag is how long a Secret written here may be missing from the
+// metadata cache before the cache's word is taken over this copy (the
+// cache shows a write within a second or so; a Secret never shown there,
+// as one without the managed label, is read from the API server).
+const cacheLag = 10 * time.Second
+
+func newSecretCache(meta client.Reader) *secretCache {
+	return &secretCache{meta: meta, now: time.Now, secrets: map[string]*cachedSecret{}, absent: map[string]time.Time{}}
+}
+
+// view returns the release storage's Secret client for a namespace:
+// reads through the cache, writes to live (and remembered).
+func (c *secretCache) view(live clientcorev1.SecretInterface, ns string) clientcorev1.SecretInterface {
+	if c == nil || c.meta == nil {
+		return live
+	}
+	return &cachedSecrets{SecretInterface: live, c: c, ns: ns}
+}
+
+type cachedSecrets struct {
+	clientcorev1.SecretInterface
+	c  *secretCache
+	ns string
+}
+
+func parseRV(s string) (uint64, bool) {
+	v, err := strconv.ParseUint(s, 10, 64)
+	return v, err == nil
+}
+
+// remember stores a Secret as the API server returned it.
+func (c *secretCache) remember(s *corev1.Secret) {
+	rv, ok := parseRV(s.ResourceVersion)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := s.Namespace + "/" + s.Name
+	if !ok {
+		delete(c.secrets, key)
+		return
+	}
+	c.secrets[key] = &cachedSecret{secret: s.DeepCopy(), labels: s.Labels, rv: rv, at: c.now()}
+	if rel := s.Labels["name"]; rel != "" {
+		delete(c.absent, s.Namespace+"/"+rel)
+	}
+	c.sweep()
+}
+
+// sweep drops old tombstones now and then (with c.mu held).
+func (c *secretCache) sweep() {
+	c.writes++
+	if c.writes%256 != 0 {
+		return
+	}
+	now := c.now()
+	for k, e := range c.secrets {
+		if e.secret == nil && now.Sub(e.at) > forgetAfter {
+			delete(c.secrets, k)
+		}
+	}
+	for k, at := range c.absent {
+		if now.Sub(at) > absentTTL {
+			delete(c.absent, k)
+		}
+	}
+}
+
+// resolve returns the Secret ns/name as the API server holds it, given
+// the metadata cache's resourceVersion of it (shown false: the metadata
+// cache has no such Secret). ok is false when only the API server can tell.
+func (c *secretCache) resolve(ns, name string, cacheRV uint64, shown bool) (s *corev1.Secret, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.secrets[ns+"/"+name]
+	switch {
+	case e == nil:
+		return nil, false
+	case !shown && e.secret == nil:
+		return nil, true // deleted here
+	case !shown && !e.seen && c.now().Sub(e.at) < cacheLag:
+		return e.secret, true // written here, the metadata cache lags
+	case !shown:
+		return nil, false // gone, or never in the metadata cache: ask
+	case cacheRV == e.rv && e.secret != nil:
+		e.seen = true
+		return e.secret, true
+	case cacheRV <= e.rv:
+		// The metadata cache has not caught up with a write (or delete) here.
+		return e.secret, true
+	}
+	return nil, false // someone else wrote it since
+}
+
+func (v *cachedSecrets) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Secret, error) {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	var cacheRV uint64
+	shown := false
+	switch err := v.c.meta.Get(ctx, client.ObjectKey{Namespace: v.ns, Name: name}, m); {
+	case err == nil:
+		rv, ok := parseRV(m.ResourceVersion)
+		if !ok {
+			return v.liveGet(ctx, name, opts)
+		}
+		cacheRV, shown = rv, true
+	case !apierrors.IsNotFound(err):
+		return v.liveGet(ctx, name, opts)
+	}
+	notFound := apierrors.NewNotFound(schema.GroupResource{Resource: "secrets"}, name)
+	if s, ok := v.c.resolve(v.ns, name, cacheRV, shown); ok {
+		if s == nil {
+			return nil, notFound
+		}
+		return s.DeepCopy(), nil
+	}
+	if !shown {
+		// A revision not stored yet (Helm's check before it writes the next
+		// one): the caches speak for a release they know, or know absent.
+		if rel, ok := releaseOfKey(name); ok && (v.c.knownAbsent(v.ns, rel) || v.knows(ctx, rel)) && !v.c.has(v.ns, name) {
+			return nil, notFound
+		}
+	}
+	return v.liveGet(ctx, name, opts)
+}
+
+// has reports whether the cache holds an entry (or tombstone) for ns/name.
+func (c *secretCache) has(ns, name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.secrets[ns+"/"+name]
+	return ok
+}
+
+// releaseOfKey reads the release name from a revision's storage key
+// (sh.helm.release.v1.<release>.v<version>, both drivers' naming).
+func releaseOfKey(key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, "sh.helm.release.v1.")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, ".v")
+	if i <= 0 {
+		return "", false
+	}
+	if _, err := strconv.Atoi(rest[i+2:]); err != nil {
+		return "", false
+	}
+	return rest[:i], true
+}
+
+func (v *cachedSecrets) liveGet(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Secret, error) {
+	s, err := v.SecretInterface.Get(ctx, name, opts)
+	switch {
+	case err == nil:
+		v.c.remember(s)
+	case apierrors.IsNotFound(err):
+		v.c.forget(v.ns, name)
+	}
+	return s, err
+}
+
+// List answers a selector naming one release (Helm's queries: owner=helm,
+// name=..., maybe status=...) from the caches; any other goes live.
+func (v *cachedSecrets) List(ctx context.Context, opts metav1.ListOptions) (*corev1.SecretList, error) {
+	sel, err := labels.Parse(opts.LabelSelector)
+	if err != nil || opts.FieldSelector != "" {
+		return v.liveList(ctx, opts, "")
+	}
+	rel, named := sel.RequiresExactMatch("name")
+	if !named {
+		return v.liveList(ctx, opts, "")
+	}
+	var metas metav1.PartialObjectMetadataList
+	metas.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	if err := v.c.meta.List(ctx, &metas, client.InNamespace(v.ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return v.liveList(ctx, opts, rel)
+	}
+	shown := map[string]uint64{}
+	for _, m := range metas.Items {
+		rv, ok := parseRV(m.ResourceVersion)
+		if !ok {
+			return v.liveList(ctx, opts, rel)
+		}
+		shown[m.Name] = rv
+	}
+	names := v.c.candidates(v.ns, sel, shown)
+	if len(names) == 0 && !v.c.knownAbsent(v.ns, rel) && !v.knows(ctx, rel) {
+		return v.liveList(ctx, opts, rel)
+	}
+	out := &corev1.SecretList{}
+	for _, name := range names {
+		rv, isShown := shown[name]
+		s, ok := v.c.resolve(v.ns, name, rv, isShown)
+		if !ok {
+			if s, err = v.liveGet(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+				v.c.forget(v.ns, name)
+				continue
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		if s != nil && sel.Matches(labels.Set(s.Labels)) {
+			out.Items = append(out.Items, *s.DeepCopy())
+		}
+	}
+	return out, nil
+}
+
+// knows reports whether the caches hold any Secret of a release (of any
+// type or status): then they speak for the release, and a narrower
+// selector that matches none of them matches nothing (the chunked
+// driver's index query of a release the Secret driver stores).
+func (v *cachedSecrets) knows(ctx context.Context, rel string) bool {
+	all := labels.SelectorFromSet(labels.Set{"name": rel})
+	if len(v.c.candidates(v.ns, all, nil)) > 0 {
+		return true
+	}
+	var metas metav1.PartialObjectMetadataList
+	metas.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	err := v.c.meta.List(ctx, &metas, client.InNamespace(v.ns), client.MatchingLabelsSelector{Selector: all})
+	return err == nil && len(metas.Items) > 0
+}
+
+// candidates names the Secrets a selector may match: those the metadata
+// cache shows and those written, read or deleted here whose labels match.
+func (c *secretCache) candidates(ns string, sel labels.Selector, shown map[string]uint64) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make([]string, 0, len(shown))
+	for name := range shown {
+		names = append(names, name)
+	}
+	prefix := ns + "/"
+	for key, e := range c.secrets {
+		if len(key) <= len(prefix) || key[:len(prefix)] != prefix {
+			continue
+		}
+		name := key[len(prefix):]
+		if _, dup := shown[name]; !dup && sel.Matches(labels.Set(e.labels)) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func (c *secretCache) forget(ns, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.secrets, ns+"/"+name)
+}
+
+func (c *secretCache) knownAbsent(ns, rel string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.absent[ns+"/"+rel]
+	return ok && c.now().Sub(at) < absentTTL
+}
+
+// markAbsent records that the API server holds no Secret of a release.
+func (c *secretCache) markAbsent(ns, rel string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.absent[ns+"/"+rel] = c.now()
+}
+
+func (v *cachedSecrets) liveList(ctx context.Context, opts metav1.ListOptions, rel string) (*corev1.SecretList, error) {
+	list, err := v.SecretInterface.List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list.Items {
+		list.Items[i].Namespace = v.ns
+		v.c.remember(&list.Items[i])
+	}
+	if rel != "" && len(list.Items) == 0 {
+		v.c.markAbsent(v.ns, rel)
+	}
+	return list, nil
+}
+
+func (v *cachedSecrets) Create(ctx context.Context, s *corev1.Secret, opts metav1.CreateOptions) (*corev1.Secret, error) {
+	out, err := v.SecretInterface.Create(ctx, s, opts)
+	if err == nil {
+		v.c.remember(out)
+	}
+	return out, err
+}
+
+func (v *cachedSecrets) Update(ctx context.Context, s *corev1.Secret, opts metav1.UpdateOptions) (*corev1.Secret, error) {
+	out, err := v.SecretInterface.Update(ctx, s, opts)
+	if err == nil {
+		v.c.remember(out)
+	}
+	return out, err
+}
+
+// Delete deletes and leaves a tombstone: until the metadata cache shows
+// a newer version, the Secret is gone.
+func (v *cachedSecrets) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+	err := v.SecretInterface.Delete(ctx, name, opts)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	v.c.mu.Lock()
+	defer v.c.mu.Unlock()
+	key := v.ns + "/" + name
+	e := v.c.secrets[key]
+	if e == nil {
+		e = &cachedSecret{}
+		v.c.secrets[key] = e
+	}
+	// A tombstone's version is the one deleted, so the metadata cache's
+	// copy of that version (or an older one) counts as gone.
+	e.secret, e.at = nil, v.c.now()
+	if e.rv == 0 {
+		e.rv = ^uint64(0) >> 1 // not known: believe the tombstone until forgotten
+	}
+	v.c.sweep()
+	return err
+}

@@ -1,0 +1,124 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chartkeeper/chartkeeper/test/testenv"
+)
+
+// requestsByKind reads chartkeeper_api_requests_total by "verb resource".
+func requestsByKind(t *testing.T, url string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for line := range strings.Lines(scrapeRaw(t, url)) {
+		rest, ok := strings.CutPrefix(line, "chartkeeper_api_requests_total{")
+		if !ok {
+			continue
+		}
+		labels, value, _ := strings.Cut(rest, "} ")
+		var verb, resource string
+		for _, kv := range strings.Split(labels, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			v = strings.Trim(v, `"`)
+			switch k {
+			case "verb":
+				verb = v
+			case "resource":
+				resource = v
+			}
+		}
+		var f float64
+		fmt.Sscan(strings.TrimSpace(value), &f)
+		out[verb+" "+resource] += f
+	}
+	return out
+}
+
+// What a release's life (install, upgrade, delete) costs the API server,
+// counted by the operator itself: the release storage reads from the
+// caches and its own writes, not from the API server, and writes each
+// revision once with its outcome (the App chart has no hooks). The old
+// storage LISTed a release's Secrets twice per query and GETted each
+// revision before every write: 14 LISTs, 8 GETs and 6 writes of release
+// Secrets per App.
+func TestReleaseStorageCostsNoReads(t *testing.T) {
+	const n = 6
+	metrics := freeAddr(t)
+	env, ns, _ := confinedAppFixture(t, testWatches(), "--metrics-bind-address", metrics)
+	url := "http://" + metrics + "/metrics"
+	ctx := context.Background()
+	before := requestsByKind(t, url)
+	for i := range n {
+		if err := env.Client.Create(ctx, newApp(ns, fmt.Sprintf("cost-%d", i), map[string]any{"data": "v1"})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		waitReady(t, env, ns, fmt.Sprintf("cost-%d", i), 1)
+	}
+	for i := range n {
+		patchSpec(t, env, ns, fmt.Sprintf("cost-%d", i), map[string]any{"data": "v2"})
+	}
+	for i := range n {
+		waitReady(t, env, ns, fmt.Sprintf("cost-%d", i), 2)
+	}
+	deleteApps(t, env, ns)
+	// The last status writes may still be on their way: settle (bounded).
+	var after map[string]float64
+	testenv.Eventually(t, 30*time.Second, func(context.Context) error {
+		a := requestsByKind(t, url)
+		time.Sleep(time.Second)
+		b := requestsByKind(t, url)
+		after = b
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			return fmt.Errorf("still sending requests")
+		}
+		return nil
+	})
+	per := map[string]float64{}
+	var lines []string
+	total := 0.0
+	for k, v := range after {
+		if d := (v - before[k]) / n; d > 0 {
+			per[k] = d
+			total += d
+			lines = append(lines, fmt.Sprintf("%s %.2f", k, d))
+		}
+	}
+	sort.Strings(lines)
+	t.Logf("API requests per App over install, upgrade and delete: %.1f\n  %s", total, strings.Join(lines, "\n  "))
+	if got := per["list secrets"]; got > 1 {
+		t.Errorf("%.2f LISTs of Secrets per App, want at most 1 (the look for a release made outside chartkeeper before an install)", got)
+	}
+	if got := per["get secrets"]; got > 0.5 {
+		t.Errorf("%.2f GETs of Secrets per App, want none (a few when a cache lags)", got)
+	}
+	if got := per["create secrets"] + per["update secrets"]; got != 3 {
+		t.Errorf("%.2f release writes per App, want 3: the install's revision, the upgrade's, and the previous one superseded", got)
+	}
+	if got := per["delete secrets"]; got != 2 {
+		t.Errorf("%.2f release deletes per App, want 2 (two revisions)", got)
+	}
+}
+
+// scrapeRaw returns a metrics endpoint's text.
+func scrapeRaw(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
