@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -212,7 +213,7 @@ func (f *fixture) start(t *testing.T) {
 // reconciler returns a Reconciler of the fixture's watch over cl, as Setup
 // builds it, for tests that send it requests themselves.
 func (f *fixture) reconciler(cl client.Client) *Reconciler {
-	return &Reconciler{client: cl, engine: f.engine, target: f.target, log: logr.Discard()}
+	return &Reconciler{client: cl, engine: f.engine, target: f.target, log: logr.Discard(), statuses: newStatusBook(), clock: clock.RealClock{}}
 }
 
 // note is a custom resource of the test kind.

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -29,24 +30,15 @@ type Reconciler struct {
 	// releases maps release keys to their custom resources, for events on
 	// release Secrets.
 	releases sync.Map // "<ns>/<release>" -> types.NamespacedName
-	// written holds the last status this process wrote per resource (UID).
-	// The status carries the remediation bookkeeping; a step must not start
-	// from an older copy the cache may still hold right after a write.
-	written sync.Map // types.UID -> api.Status
-}
-
-// statusOf returns the resource's status: the one this process last wrote,
-// or the cached one when it wrote none (after a start or a leader change).
-func (r *Reconciler) statusOf(obj *unstructured.Unstructured) (api.Status, error) {
-	if v, ok := r.written.Load(obj.GetUID()); ok {
-		st := v.(api.Status)
-		return *st.DeepCopy(), nil
-	}
-	return api.StatusOf(obj)
+	// statuses holds the statuses this process wrote and computed (the
+	// status carries the remediation bookkeeping; a step must not start
+	// from an older copy the cache may still hold right after a write).
+	statuses *statusBook
+	clock    clock.PassiveClock
 }
 
 // Reconcile implements reconcile.Reconciler.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(r.target.Watch.GroupVersionKind())
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
@@ -68,18 +60,28 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}
 
-	st, err := r.statusOf(obj)
+	persisted, writtenAt, st, err := r.statuses.of(obj)
 	if err != nil {
 		r.log.Info("replacing an unreadable status", "resource", req.NamespacedName, "error", err.Error())
 	}
+	// The merge patch is computed from the status as written.
 	before := obj.DeepCopy()
-	if err := api.SetStatus(before, st); err != nil {
+	if err := api.SetStatus(before, persisted); err != nil {
 		return ctrl.Result{}, err
 	}
-	orig := *st.DeepCopy()
-	gone := false // the resource goes when the finalizer does: no status to write
+	// goes: the resource is deleted with chartkeeper's finalizer, the
+	// only one left, so a status written now would be read by nobody.
+	goes := false
 	defer func() {
-		if gone || equality.Semantic.DeepEqual(orig, st) {
+		if goes || equality.Semantic.DeepEqual(persisted, st) {
+			return
+		}
+		now := r.clock.Now()
+		if wait := holdBack(persisted, st, writtenAt, now); wait > 0 && retErr == nil {
+			r.statuses.held(obj.GetUID(), st)
+			if result.RequeueAfter == 0 || wait < result.RequeueAfter {
+				result.RequeueAfter = wait
+			}
 			return
 		}
 		if err := r.patchStatus(ctx, before, st); err != nil {
@@ -88,7 +90,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			}
 			return
 		}
-		r.written.Store(obj.GetUID(), *st.DeepCopy())
+		r.statuses.wrote(obj.GetUID(), st, now)
 	}()
 
 	res, err := r.engine.Step(ctx, r.target, obj, &st)
@@ -96,6 +98,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if rerr == nil {
 		r.releases.Store(ref.Namespace+"/"+ref.Name, req.NamespacedName)
 	}
+	// The release of a deleted resource is uninstalled: next it goes.
+	goes = deleting && len(obj.GetFinalizers()) == 1 && res.Ran == release.ActionUninstall && res.ActionErr == nil && err == nil
 	switch {
 	case errors.Is(err, release.ErrCacheStale):
 		return ctrl.Result{RequeueAfter: release.CacheStaleRequeue}, nil
@@ -104,10 +108,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	if res.Finished {
 		r.releases.Delete(ref.Namespace + "/" + ref.Name)
-		r.written.Delete(obj.GetUID())
-		// With no other finalizer the resource is deleted with ours: a
-		// status written now would be written for nobody.
-		gone = deleting && len(obj.GetFinalizers()) == 1
+		r.statuses.forget(obj.GetUID())
+		goes = deleting && len(obj.GetFinalizers()) == 1
 		return ctrl.Result{}, r.patchFinalizer(ctx, obj, false)
 	}
 	return ctrl.Result{RequeueAfter: res.Requeue}, nil

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -103,7 +104,8 @@ func (k *kindWatcher) watch(gvk schema.GroupVersionKind) error {
 func Setup(mgr manager.Manager, deps *Dependents, engine *release.Engine, t release.Target, log logr.Logger) error {
 	w := t.Watch
 	gvk := w.GroupVersionKind()
-	r := &Reconciler{client: mgr.GetClient(), engine: engine, target: t, log: log.WithValues("kind", gvk.Kind)}
+	r := &Reconciler{client: mgr.GetClient(), engine: engine, target: t, log: log.WithValues("kind", gvk.Kind),
+		statuses: newStatusBook(), clock: clock.RealClock{}}
 	c, err := controller.New("chartkeeper-"+gvk.Kind+"."+gvk.Group, mgr, controller.Options{
 		Reconciler:              r,
 		MaxConcurrentReconciles: w.Concurrency(),

@@ -130,8 +130,8 @@ func (e *env) testStaleCacheGuard(t *testing.T) {
 	}
 
 	cl.stale.Store(types.NamespacedName{Namespace: f.ns, Name: name}, older)
-	if st, err := r.statusOf(older); err != nil || !sameStatus(st, wrote) {
-		t.Errorf("statusOf(older copy) = %s (%v), want the status written last: %s", statusJSON(st), err, statusJSON(wrote))
+	if st, _, cur, err := r.statuses.of(older); err != nil || !sameStatus(st, wrote) || !sameStatus(cur, wrote) {
+		t.Errorf("statuses.of(older copy) = %s, %s (%v), want the status written last: %s", statusJSON(st), statusJSON(cur), err, statusJSON(wrote))
 	}
 	if n := cl.reconcile(t, r, f.request(name)); n != 0 {
 		t.Errorf("reconcile over an older copy patched the status %d times, want 0 (it started from the older status)", n)

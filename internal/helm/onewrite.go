@@ -1,8 +1,12 @@
 package helm
 
 import (
+	"encoding/json"
+	"errors"
 	"strconv"
 	"sync"
+
+	"helm.sh/helm/v3/pkg/chart"
 
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
@@ -23,15 +27,24 @@ import (
 // So a pending revision without hooks is held in memory for the action and
 // written when Helm records the outcome (an uninstalling one is not written
 // at all when the revision is then deleted). Reads within the action see
-// it. Should the process die in between, the objects applied without their
-// record are found again by the next attempt: Helm's install adopts the
-// objects labelled as this release's, and an upgrade patches the objects
-// from the previous revision to the new one. What an action leaves held
-// (it never recorded an outcome) is written by flush when it returns.
+// it. Only a revision whose objects all carry an ownerReference to the
+// custom resource (or are kept) is held: should the process die in
+// between, the objects applied without their record are found again by
+// the next attempt (Helm's install adopts the objects labelled as this
+// release's; an upgrade patches the objects of the previous revision to
+// the new one and takes over those it finds), and if the resource is
+// deleted first, the garbage collector removes them with it. What an
+// action leaves held (it never recorded an outcome) is written by flush
+// when it returns.
 type oneWriteDriver struct {
 	driver.Driver
-	mu   sync.Mutex
-	held map[string]heldRevision // by storage key
+	// covered says whether the action's revision can be found again without
+	// its record (Request.Covered); nil: only an uninstall's is held.
+	covered func() bool
+	mu      sync.Mutex
+	held    map[string]heldRevision // by storage key
+	// writeErr: the writes of held revisions that failed.
+	writeErr error
 }
 
 // heldRevision is a revision not written yet; stored says whether an
@@ -46,16 +59,54 @@ func newOneWriteDriver(d driver.Driver) *oneWriteDriver {
 }
 
 // holdable: an in-progress revision with no hook (nothing waits between
-// its writes).
-func holdable(rls *release.Release) bool {
+// its writes): an uninstalling one (its stored record still names every
+// object), or a pending one whose objects all go with the custom resource
+// or are kept, so that none is left behind should the record never be
+// written.
+func (d *oneWriteDriver) holdable(rls *release.Release) bool {
 	if rls.Info == nil || len(rls.Hooks) > 0 {
 		return false
 	}
-	return rls.Info.Status.IsPending() || rls.Info.Status == release.StatusUninstalling
+	switch {
+	case rls.Info.Status == release.StatusUninstalling:
+		return true
+	case rls.Info.Status.IsPending():
+		return d.covered != nil && d.covered() && recordBound(rls) <= heldLimit
+	}
+	return false
+}
+
+// heldLimit bounds the revisions held: one that might not fit in a Secret
+// is written first, as Helm does, so that its size is refused before
+// anything is applied (sizedSecrets).
+const heldLimit = SecretLimit / 2
+
+// recordBound is an upper bound of a revision's JSON encoding, before
+// compression: what Helm stores of its chart (templates, files, schema,
+// values), its values and its manifest, and room for the rest. Stored
+// gzip'd and base64'd, a revision within heldLimit takes at most 2/3 of
+// a Secret.
+func recordBound(rls *release.Release) int {
+	n := 4096 + len(rls.Manifest) + jsonSize(rls.Config)
+	if c := rls.Chart; c != nil {
+		n += len(c.Schema) + jsonSize(c.Values)
+		for _, f := range append(append([]*chart.File(nil), c.Templates...), c.Files...) {
+			n += len(f.Name) + len(f.Data)*2 // JSON escapes ([]byte is base64: 4/3)
+		}
+	}
+	return n
+}
+
+func jsonSize(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return SecretLimit // unknown: too big to hold
+	}
+	return len(b)
 }
 
 func (d *oneWriteDriver) Create(key string, rls *release.Release) error {
-	if !holdable(rls) {
+	if !d.holdable(rls) {
 		return d.Driver.Create(key, rls)
 	}
 	if _, err := d.Driver.Get(key); err == nil {
@@ -84,13 +135,26 @@ func (d *oneWriteDriver) Update(key string, rls *release.Release) error {
 	h, wasHeld := d.take(key)
 	stored := !wasHeld || h.stored
 	switch {
-	case holdable(rls):
+	case d.holdable(rls):
 		d.hold(key, heldRevision{rls: rls, stored: stored})
 		return nil
+	case stored && wasHeld:
+		return d.wrote(d.Driver.Update(key, rls))
 	case stored:
 		return d.Driver.Update(key, rls)
 	}
-	return d.Driver.Create(key, rls)
+	return d.wrote(d.Driver.Create(key, rls))
+}
+
+// wrote keeps the error of a held revision's write: Helm only logs a
+// failure to record an install's outcome, so flush reports it.
+func (d *oneWriteDriver) wrote(err error) error {
+	if err != nil {
+		d.mu.Lock()
+		d.writeErr = errors.Join(d.writeErr, err)
+		d.mu.Unlock()
+	}
+	return err
 }
 
 func (d *oneWriteDriver) Get(key string) (*release.Release, error) {
@@ -159,22 +223,21 @@ func (d *oneWriteDriver) List(filter func(*release.Release) bool) ([]*release.Re
 	return out, nil
 }
 
-// flush writes what an action left held.
+// flush writes what an action left held, and returns the errors of the
+// held revisions' writes.
 func (d *oneWriteDriver) flush() error {
 	d.mu.Lock()
-	held := d.held
-	d.held = map[string]heldRevision{}
+	held, failed := d.held, d.writeErr
+	d.held, d.writeErr = map[string]heldRevision{}, nil
 	d.mu.Unlock()
 	for key, h := range held {
 		write := d.Driver.Create
 		if h.stored {
 			write = d.Driver.Update
 		}
-		if err := write(key, h.rls); err != nil {
-			return err
-		}
+		failed = errors.Join(failed, write(key, h.rls))
 	}
-	return nil
+	return failed
 }
 
 // keyOf is Helm's storage key of a revision.

@@ -24,7 +24,7 @@ import (
 // again to compute the patch, and reads it a third time when there is
 // nothing to patch (to refresh its copy): make bench counted 7.9 GETs per
 // upgrade of a three-object release. Here each object kept from the
-// previous revision is read once, all of them at the same time: its patch is Helm's (a three-way
+// previous revision is read once, several at a time: its patch is Helm's (a three-way
 // strategic merge of the previous manifest, the new one and the live
 // object for built-in kinds; a JSON merge patch of the two manifests for
 // others), sent only when not empty; the live copy refreshes the object
@@ -99,15 +99,21 @@ type liveObject struct {
 	err error
 }
 
-// readLive reads the objects at once (reads have no order to keep).
+// liveReaders bounds the reads readLive makes at the same time.
+const liveReaders = 8
+
+// readLive reads the objects, several at a time (reads have no order to keep).
 func readLive(infos kube.ResourceList) map[*resource.Info]liveObject {
 	out := make(map[*resource.Info]liveObject, len(infos))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, liveReaders)
 	for _, info := range infos {
 		wg.Add(1)
+		slots <- struct{}{}
 		go func() {
 			defer wg.Done()
+			defer func() { <-slots }()
 			obj, err := resource.NewHelper(info.Client, info.Mapping).Get(info.Namespace, info.Name)
 			mu.Lock()
 			defer mu.Unlock()

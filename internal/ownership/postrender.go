@@ -40,6 +40,12 @@ type PostRenderer struct {
 	// then no part of the release: no uninstall, rollback or upgrade that
 	// drops it deletes it. Its error fails the render.
 	CRDs func(crds []*unstructured.Unstructured) error
+	// Unowned, if set, is called with each object that gets no
+	// ownerReference to the owner and is not kept: an object the garbage
+	// collector would not remove with the custom resource (cluster-scoped,
+	// in another namespace, controlled by something else, of a kind the
+	// mapper does not know).
+	Unowned func(u *unstructured.Unstructured)
 }
 
 // isCRD reports whether u is a CustomResourceDefinition.
@@ -108,7 +114,9 @@ func (p PostRenderer) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
 				return nil, err
 			}
 		}
-		p.mark(u)
+		if !p.mark(u) && p.Unowned != nil {
+			p.Unowned(u)
+		}
 		b, err := yaml.Marshal(u.Object)
 		if err != nil {
 			return nil, err
@@ -135,7 +143,11 @@ func (p PostRenderer) placement(u *unstructured.Unstructured) Placement {
 	return pl
 }
 
-func (p PostRenderer) mark(u *unstructured.Unstructured) {
+// mark labels and annotates u as released for the owner, and gives it an
+// ownerReference to the owner where the garbage collector can honour one.
+// It reports whether u goes with the owner or is kept (not: it would be
+// left behind if its release record were lost).
+func (p PostRenderer) mark(u *unstructured.Unstructured) (ownedOrKept bool) {
 	labels := u.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}
@@ -150,27 +162,28 @@ func (p PostRenderer) mark(u *unstructured.Unstructured) {
 	u.SetAnnotations(ann)
 
 	if Kept(ann) { // it must outlive the resource: no garbage collection
-		return
+		return true
 	}
 	if p.Owner.Namespace == "" || p.ReleaseNamespace != p.Owner.Namespace || p.Mapper == nil {
-		return
+		return false
 	}
 	gvk := u.GroupVersionKind()
 	m, err := p.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil || m.Scope.Name() != meta.RESTScopeNameNamespace {
-		return
+		return false
 	}
 	if ns := u.GetNamespace(); ns != "" && ns != p.Owner.Namespace {
-		return
+		return false
 	}
 	refs := u.GetOwnerReferences()
 	for _, r := range refs {
 		if r.UID == p.Owner.UID {
-			return
+			return true
 		}
 		if r.Controller != nil && *r.Controller {
-			return // controlled by something else already: do not fight it
+			return false // controlled by something else already: do not fight it
 		}
 	}
 	u.SetOwnerReferences(append(refs, p.Owner.Reference()))
+	return true
 }

@@ -124,6 +124,9 @@ func (in *injector) released(ctx context.Context) (*slot, error) {
 func (in *injector) killMid(ctx context.Context, k FaultKind, f *Fault) error {
 	big := in.w.next(in.r, in.cfg.MaxConfigMaps)
 	big.ConfigMaps = in.cfg.MaxConfigMaps // a large release stays pending longer
+	// A release without hooks is recorded once, with its outcome: the hook
+	// makes Helm write the pending state the kill waits for.
+	big.Hook = true
 	var s *slot
 	var err error
 	if k == KillMidInstall {

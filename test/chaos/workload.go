@@ -31,6 +31,9 @@ type spec struct {
 	Port       int    `json:"port"`
 	Data       string `json:"data"`
 	ConfigMaps int    `json:"configMaps"`
+	// Hook turns on the chart's hook: Helm then records the revision
+	// pending before it applies anything (a kill can catch that state).
+	Hook bool `json:"hook,omitempty"`
 }
 
 func (s spec) values() map[string]any {

@@ -23,17 +23,14 @@ import (
 // An operator killed (SIGKILL) while an upgrade is pending leaves the
 // release pending-upgrade; the next operator, once the watch's action
 // timeout (15s here) has passed since the revision was last written, takes
-// it as abandoned, unlocks it and converges.
+// it as abandoned, unlocks it and converges. (The chart's hook makes Helm
+// record the revision pending: without hooks it is recorded once, with its
+// outcome; see crash_norecord_test.go.)
 func TestUnlockAfterKillDuringUpgrade(t *testing.T) {
-	env := testenv.Cluster(t)
-	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-unlock.yaml")
-	installCRDs(t, env, watchesFile)
-	ns := env.Namespace(t)
+	env, ns, watchesFile, first := crashFixture(t)
 	ctx := context.Background()
-
-	first := startOperator(t, env, watchesFile)
 	// 150 ConfigMaps make the upgrade take long enough to be caught pending.
-	if err := env.Client.Create(ctx, newApp(ns, "big", map[string]any{"configMaps": 150})); err != nil {
+	if err := env.Client.Create(ctx, newApp(ns, "big", map[string]any{"configMaps": 150, "hook": true})); err != nil {
 		t.Fatal(err)
 	}
 	waitReady(t, env, ns, "big", 1)
@@ -81,6 +78,16 @@ func TestUnlockAfterKillDuringUpgrade(t *testing.T) {
 		return nil
 	})
 	waitReady(t, env, ns, "big", 0)
+}
+
+// crashFixture: the App CRD, a namespace and an operator whose watches
+// take a pending revision as abandoned after 15 s (watches-unlock.yaml).
+func crashFixture(t *testing.T) (env *testenv.Env, ns, watchesFile string, op *process) {
+	t.Helper()
+	env = testenv.Cluster(t)
+	watchesFile = filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-unlock.yaml")
+	installCRDs(t, env, watchesFile)
+	return env, env.Namespace(t), watchesFile, startOperator(t, env, watchesFile)
 }
 
 // latestReleaseStatus returns the status label of the newest revision.

@@ -1,0 +1,36 @@
+package controller
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+)
+
+func TestHoldBack(t *testing.T) {
+	at := time.Unix(1000, 0)
+	cond := func(status metav1.ConditionStatus, reason, msg string) api.Status {
+		return api.Status{ObservedGeneration: 2, Conditions: []metav1.Condition{{Type: api.ConditionReady, Status: status, Reason: reason, Message: msg}}}
+	}
+	rolling := cond(metav1.ConditionFalse, "Progressing", "not ready: Deployment web: InProgress: Updated: 0/1")
+	for _, c := range []struct {
+		name      string
+		persisted api.Status
+		st        api.Status
+		at, now   time.Time
+		want      time.Duration
+	}{
+		{"reworded soon after a write waits", rolling, cond(metav1.ConditionFalse, "Progressing", "not ready: Available: 0/1"), at, at.Add(500 * time.Millisecond), 1500 * time.Millisecond},
+		{"reworded after the wait is written", rolling, cond(metav1.ConditionFalse, "Progressing", "other words"), at, at.Add(3 * time.Second), 0},
+		{"a new condition status is written at once", rolling, cond(metav1.ConditionTrue, "Succeeded", "all ready"), at, at.Add(100 * time.Millisecond), 0},
+		{"a new reason is written at once", rolling, cond(metav1.ConditionFalse, "Backoff", "x"), at, at.Add(100 * time.Millisecond), 0},
+		{"a new generation is written at once", rolling, func() api.Status { s := rolling.DeepCopy(); s.ObservedGeneration = 3; return *s }(), at, at.Add(100 * time.Millisecond), 0},
+		{"not written here (cached status): written at once", rolling, cond(metav1.ConditionFalse, "Progressing", "other words"), time.Time{}, at, 0},
+	} {
+		if got := holdBack(c.persisted, c.st, c.at, c.now); got != c.want {
+			t.Errorf("%s: holdBack = %s, want %s", c.name, got, c.want)
+		}
+	}
+}
