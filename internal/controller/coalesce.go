@@ -19,7 +19,7 @@ import (
 // custom resource's status again (make bench: 3 status patches and 3
 // Deployment reads per upgrade). A hand edit is found, and the Ready
 // condition set, at most this much later.
-const dependentDelay = 500 * time.Millisecond
+const dependentDelay = time.Second
 
 // coalescing enqueues the requests a map function makes of an event after
 // dependentDelay; a request already waiting is not added twice.

@@ -22,8 +22,8 @@ func TestHoldBack(t *testing.T) {
 		at, now   time.Time
 		want      time.Duration
 	}{
-		{"reworded soon after a write waits", rolling, cond(metav1.ConditionFalse, "Progressing", "not ready: Available: 0/1"), at, at.Add(500 * time.Millisecond), 1500 * time.Millisecond},
-		{"reworded after the wait is written", rolling, cond(metav1.ConditionFalse, "Progressing", "other words"), at, at.Add(3 * time.Second), 0},
+		{"reworded soon after a write waits", rolling, cond(metav1.ConditionFalse, "Progressing", "not ready: Available: 0/1"), at, at.Add(500 * time.Millisecond), statusDebounce - 500*time.Millisecond},
+		{"reworded after the wait is written", rolling, cond(metav1.ConditionFalse, "Progressing", "other words"), at, at.Add(statusDebounce + time.Second), 0},
 		{"a new condition status is written at once", rolling, cond(metav1.ConditionTrue, "Succeeded", "all ready"), at, at.Add(100 * time.Millisecond), 0},
 		{"a new reason is written at once", rolling, cond(metav1.ConditionFalse, "Backoff", "x"), at, at.Add(100 * time.Millisecond), 0},
 		{"a new generation is written at once", rolling, func() api.Status { s := rolling.DeepCopy(); s.ObservedGeneration = 3; return *s }(), at, at.Add(100 * time.Millisecond), 0},

@@ -106,7 +106,9 @@ func (c *secretCache) remember(s *corev1.Secret) {
 		delete(c.secrets, key)
 		return
 	}
-	c.secrets[key] = &cachedSecret{secret: s.DeepCopy(), labels: s.Labels, rv: rv, at: c.now()}
+	kept := s.DeepCopy()
+	kept.ManagedFields = nil // read by nobody here; a third of a small Secret
+	c.secrets[key] = &cachedSecret{secret: kept, labels: kept.Labels, rv: rv, at: c.now()}
 	if rel := s.Labels["name"]; rel != "" {
 		delete(c.absent, s.Namespace+"/"+rel)
 	}

@@ -74,7 +74,13 @@ func (s *step) summarize(res Result) {
 		case d.State == StateSuspended:
 			// Released keeps what it said: nothing was looked at or changed.
 		case d.State == StateInSync || d.State == StateUnready:
-			s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonSucceeded, s.releasedMessage())
+			// Released True as the last action left it (InstallSucceeded, say)
+			// stays: rewriting its reason to Succeeded was a status write per
+			// action for nothing new.
+			if c := meta.FindStatusCondition(s.st.Conditions, api.ConditionReleased); c == nil || c.Status != metav1.ConditionTrue ||
+				c.ObservedGeneration != s.obj.GetGeneration() || c.Message != s.releasedMessage() {
+				s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonSucceeded, s.releasedMessage())
+			}
 		default:
 			s.releasedAsDecided()
 		}
