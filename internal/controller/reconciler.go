@@ -73,7 +73,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	// only one left, so a status written now would be read by nobody.
 	goes := false
 	defer func() {
-		if goes || equality.Semantic.DeepEqual(persisted, st) {
+		switch {
+		case goes:
+			return
+		case equality.Semantic.DeepEqual(persisted, st):
+			r.statuses.held(obj.GetUID(), st) // a held rewording may be moot now
 			return
 		}
 		now := r.clock.Now()
