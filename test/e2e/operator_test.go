@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,12 +79,23 @@ func TestMakeRun(t *testing.T) {
 					t.Errorf("stopping the cluster make run started: %v", err)
 				}
 			})
-			probe, metrics := freeAddr(t), freeAddr(t)
-			cmd := exec.Command("make", "--no-print-directory", "run", "CLUSTER_DIR="+clusterDir, "NODES=1",
-				"PROBE_ADDR="+probe, "METRICS_ADDR="+metrics)
-			cmd.Dir = testenv.RepoRoot()
-			cmd.Env = append(withoutEnv(os.Environ(), "KUBECONFIG"), "KUBECONFIG="+tc.kubeconfig)
-			p := start(t, cmd)
+			// The probe port is picked here, before make run starts a cluster in
+			// another process, which picks ports of its own and may take it
+			// first: then the operator cannot listen, and make run is tried
+			// again (twice at most). Metrics are off: the test reads none.
+			var probe string
+			var p *process
+			for attempt := 1; ; attempt++ {
+				probe = freeAddr(t)
+				cmd := exec.Command("make", "--no-print-directory", "run", "CLUSTER_DIR="+clusterDir, "NODES=1",
+					"PROBE_ADDR="+probe, "METRICS_ADDR=0")
+				cmd.Dir = testenv.RepoRoot()
+				cmd.Env = append(withoutEnv(os.Environ(), "KUBECONFIG"), "KUBECONFIG="+tc.kubeconfig)
+				p = start(t, cmd)
+				if attempt == 2 || !probeTaken(p, probe) {
+					break
+				}
+			}
 			p.eventually(t, 3*time.Minute, get200("http://"+probe+"/healthz"))
 			p.eventually(t, time.Minute, get200("http://"+probe+"/readyz"))
 			_ = p.interrupt(t, 30*time.Second) // make reports the interrupt as an error
@@ -105,4 +117,22 @@ func withoutEnv(env []string, key string) []string {
 		}
 	}
 	return out
+}
+
+// probeTaken waits (at most 3 minutes) until the operator make run started
+// serves its probes or make exits, and reports whether it exited because
+// the probe address was taken.
+func probeTaken(p *process, probe string) bool {
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			return strings.Contains(p.out.String(), "bind: address already in use")
+		default:
+		}
+		if get200("http://"+probe+"/healthz")(context.Background()) == nil {
+			return false
+		}
+	}
+	return false
 }
