@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -21,8 +23,17 @@ import (
 // condition set, at most this much later.
 const dependentDelay = time.Second
 
+// dependentPriority is the work-queue priority of those changes: below a
+// change of a custom resource itself (priority 0), so that with many
+// releases in motion the changes users asked for are acted on first, and
+// the readiness of what was already released is looked at after them.
+// Without it, each upgrade's four or five follow-ups (its Deployment
+// rolling out, its release Secrets) queued ahead of upgrades not begun.
+const dependentPriority = handler.LowPriority
+
 // coalescing enqueues the requests a map function makes of an event after
-// dependentDelay; a request already waiting is not added twice.
+// dependentDelay, at dependentPriority; a request already waiting is not
+// added twice (nor lowered: the queue keeps the higher priority).
 type coalescing[T any] struct {
 	toRequests func(context.Context, T) []reconcile.Request
 	delay      time.Duration
@@ -33,7 +44,12 @@ func coalesce[T any](f func(context.Context, T) []reconcile.Request) handler.Typ
 }
 
 func (c coalescing[T]) add(ctx context.Context, obj T, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	pq, prioritized := q.(priorityqueue.PriorityQueue[reconcile.Request])
 	for _, r := range c.toRequests(ctx, obj) {
+		if prioritized {
+			pq.AddWithOpts(priorityqueue.AddOpts{After: c.delay, Priority: ptr.To(dependentPriority)}, r)
+			continue
+		}
 		q.AddAfter(r, c.delay)
 	}
 }

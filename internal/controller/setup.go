@@ -23,6 +23,7 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
+	"github.com/chartkeeper/chartkeeper/internal/readiness"
 	"github.com/chartkeeper/chartkeeper/internal/release"
 )
 
@@ -43,9 +44,11 @@ func NewDependents(mgr manager.Manager, namespaces []string) (*Dependents, error
 	opts := cache.Options{
 		Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient(),
 		DefaultLabelSelector: sel,
-		// Metadata only, and without managedFields (often half of an
-		// object's metadata): nothing reads them from this cache.
-		DefaultTransform: cache.TransformStripManagedFields(),
+		// Metadata without managedFields (often half of an object's
+		// metadata): nothing reads them from this cache. Full objects
+		// are read from it only for their readiness, and kept reduced to
+		// what that needs.
+		DefaultTransform: reduceForCache,
 	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}
@@ -62,6 +65,16 @@ func NewDependents(mgr manager.Manager, namespaces []string) (*Dependents, error
 	}
 	return &Dependents{Cache: c}, nil
 }
+
+// reduceForCache is the dependents cache's transform.
+func reduceForCache(o any) (any, error) {
+	if u, ok := o.(*unstructured.Unstructured); ok {
+		return readiness.Reduce(u), nil
+	}
+	return stripManagedFields(o)
+}
+
+var stripManagedFields = cache.TransformStripManagedFields()
 
 // WatchKind makes every registered controller watch released objects of gvk.
 func (d *Dependents) WatchKind(gvk schema.GroupVersionKind) error {

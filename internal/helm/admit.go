@@ -28,12 +28,17 @@ func (c admittingClient) check(rl kube.ResourceList) error {
 		if err != nil {
 			return err
 		}
-		p := ownership.Placement{GVK: info.Object.GetObjectKind().GroupVersionKind(), Name: info.Name, Namespace: info.Namespace}
-		if info.Mapping != nil && info.Mapping.Scope.Name() == meta.RESTScopeNameRoot {
-			p.Namespace, p.ClusterScoped = "", true
-		}
-		return c.admit(p)
+		return c.admit(placementOf(info))
 	})
+}
+
+// placementOf is where an object of a resource list goes.
+func placementOf(info *resource.Info) ownership.Placement {
+	p := ownership.Placement{GVK: info.Object.GetObjectKind().GroupVersionKind(), Name: info.Name, Namespace: info.Namespace}
+	if info.Mapping != nil && info.Mapping.Scope.Name() == meta.RESTScopeNameRoot {
+		p.Namespace, p.ClusterScoped = "", true
+	}
+	return p
 }
 
 func (c admittingClient) Create(rl kube.ResourceList) (*kube.Result, error) {

@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
 )
 
 // CapabilitiesTTL is how long the cluster's version and API list are reused.
@@ -33,7 +35,7 @@ type Client struct {
 	// storageFor returns the release storage of a namespace, of a kind.
 	// Tests swap in Helm's memory driver.
 	storageFor func(namespace string, kind Storage) *storage.Storage
-	kubeFor    func(namespace string, log func(string, ...any)) kube.Interface
+	kubeFor    func(namespace string, log func(string, ...any), asReleased func(ownership.Placement) bool) kube.Interface
 
 	// secrets serves the release storage's reads from the metadata cache
 	// and its own writes (see ReadReleasesFrom).
@@ -68,12 +70,12 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 		caps, err := c.capabilities()
 		return err == nil && validatesFields(caps.KubeVersion)
 	}
-	c.kubeFor = func(ns string, log func(string, ...any)) kube.Interface {
+	c.kubeFor = func(ns string, log func(string, ...any), asReleased func(ownership.Placement) bool) kube.Interface {
 		kc := kube.New(g.inNamespace(ns))
 		kc.Factory = sharedValidatorFactory{Factory: kc.Factory, shared: shared}
 		kc.Namespace = ns
 		kc.Log = log
-		return reachedClient{kc}
+		return reachedClient{Client: kc, asReleased: asReleased}
 	}
 	c.capsFor = c.discoverCapabilities
 	return c, nil
@@ -87,7 +89,7 @@ func NewOffline(st *storage.Storage, kc kube.Interface) *Client {
 	return &Client{
 		log:        func(string, ...any) {},
 		storageFor: func(string, Storage) *storage.Storage { return st },
-		kubeFor:    func(string, func(string, ...any)) kube.Interface { return kc },
+		kubeFor:    func(string, func(string, ...any), func(ownership.Placement) bool) kube.Interface { return kc },
 		capsFor:    func() (*chartutil.Capabilities, error) { return chartutil.DefaultCapabilities, nil },
 	}
 }
@@ -146,6 +148,11 @@ type Guard struct {
 	// Force: objects that cannot be patched are replaced (helm --force;
 	// upgrade and rollback).
 	Force bool
+	// AsReleased, if set, reports objects of the release's current
+	// revision known to be as it released them (nobody changed them
+	// since): an upgrade or rollback patches those from the one manifest
+	// to the other without reading them first (see reachedClient.Update).
+	AsReleased func(ownership.Placement) bool
 }
 
 func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard) (*action.Configuration, error) {
@@ -166,7 +173,7 @@ func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard)
 	return &action.Configuration{
 		RESTClientGetter: getter,
 		Releases:         st,
-		KubeClient:       withAdmit(c.kubeFor(ns, log), g.Admit),
+		KubeClient:       withAdmit(c.kubeFor(ns, log, g.AsReleased), g.Admit),
 		Capabilities:     caps,
 		Log:              log,
 	}, nil

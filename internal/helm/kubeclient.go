@@ -9,6 +9,8 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/kube"
 	"k8s.io/kubectl/pkg/validation"
+
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
 )
 
 // ValidatorTTL is how long a manifest validator is reused before it is
@@ -87,7 +89,11 @@ func (f sharedValidatorFactory) Validator(directive string) (validation.Schema, 
 // only cost a request per action. Embedding *kube.Client keeps every other
 // method, so Helm's optional interfaces (deletion propagation, waiting)
 // still apply.
-type reachedClient struct{ *kube.Client }
+type reachedClient struct {
+	*kube.Client
+	// asReleased: see Guard.AsReleased (nil: every object is read).
+	asReleased func(ownership.Placement) bool
+}
 
 func (reachedClient) IsReachable() error { return nil }
 

@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/kube"
 	apiextv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -18,20 +19,28 @@ import (
 )
 
 // Update is Helm's update of a release's objects (upgrade, rollback) with
-// the same patches, one GET per object instead of two or three.
+// the same patches, and at most one GET per object instead of two or three.
 //
 // Helm's kube client reads an object it is about to patch, then reads it
 // again to compute the patch, and reads it a third time when there is
 // nothing to patch (to refresh its copy): make bench counted 7.9 GETs per
 // upgrade of a three-object release. Here each object kept from the
-// previous revision is read once, several at a time: its patch is Helm's (a three-way
-// strategic merge of the previous manifest, the new one and the live
-// object for built-in kinds; a JSON merge patch of the two manifests for
-// others), sent only when not empty; the live copy refreshes the object
-// when there is nothing to send. Objects new in this revision and objects
-// it drops (with their keep policy) are left to Helm's own code, in
-// Helm's order. --force goes to Helm whole. CRDs are never among the
-// previous objects (crds.go).
+// previous revision is read at most once, several at a time: its patch is
+// Helm's (a three-way strategic merge of the previous manifest, the new one
+// and the live object for built-in kinds; a JSON merge patch of the two
+// manifests for others), sent only when not empty.
+//
+// An object the release engine knows to be as the previous revision
+// released it (asReleased: its drift check found nothing since) is not
+// read: the live object equals the previous manifest in every field the
+// chart sets, so the three-way patch is the two-way one between the
+// manifests, and it leaves alone the fields the chart does not change (an
+// autoscaler's replicas among them). If the object is gone after all, it
+// is created, as Helm does.
+//
+// Objects new in this revision and objects it drops (with their keep
+// policy) are left to Helm's own code, in Helm's order. --force goes to
+// Helm whole. CRDs are never among the previous objects (crds.go).
 func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*kube.Result, error) {
 	original = withoutCRDs(original)
 	if force {
@@ -39,7 +48,7 @@ func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*
 	}
 	res := &kube.Result{}
 	var failed []string
-	live := readLive(target.Filter(func(info *resource.Info) bool { return original.Get(info) != nil }))
+	live := readLive(target.Filter(func(info *resource.Info) bool { return original.Get(info) != nil && !c.known(info) }))
 	err := target.Visit(func(info *resource.Info, err error) error {
 		if err != nil {
 			return err
@@ -55,20 +64,25 @@ func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*
 			return err
 		}
 		helper := resource.NewHelper(info.Client, info.Mapping).WithFieldManager(kube.ManagedFieldsManager)
-		current := live[info]
-		switch err := current.err; {
-		case apierrors.IsNotFound(err):
+		current, read := live[info]
+		if !read { // as released: the previous manifest stands for it
+			current = liveObject{obj: asApplied(prev.Object, info.Object)}
+		}
+		if apierrors.IsNotFound(current.err) {
 			res.Created = append(res.Created, info)
-			obj, err := helper.Create(info.Namespace, true, info.Object)
-			if err != nil {
-				return fmt.Errorf("failed to create resource: %w", err)
-			}
-			return info.Refresh(obj, true)
-		case err != nil:
-			return fmt.Errorf("could not get information about the resource: %w", err)
+			return createObject(helper, info)
+		}
+		if current.err != nil {
+			return fmt.Errorf("could not get information about the resource: %w", current.err)
 		}
 		res.Updated = append(res.Updated, info)
-		if err := patchObject(helper, info, prev.Object, current.obj); err != nil {
+		err = patchObject(helper, info, prev.Object, current.obj, read)
+		if !read && apierrors.IsNotFound(err) {
+			res.Updated = res.Updated[:len(res.Updated)-1]
+			res.Created = append(res.Created, info)
+			return createObject(helper, info)
+		}
+		if err != nil {
 			c.Log("error updating the resource %q:\n\t %v", info.Name, err)
 			failed = append(failed, err.Error())
 		}
@@ -91,6 +105,53 @@ func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*
 		}
 	}
 	return res, nil
+}
+
+// Helm's marks of a release's objects: it sets them on every object it
+// applies, and they are not in the stored manifests.
+var helmMarks = struct{ labels, annotations []string }{
+	labels:      []string{"app.kubernetes.io/managed-by"},
+	annotations: []string{"meta.helm.sh/release-name", "meta.helm.sh/release-namespace"},
+}
+
+// asApplied is an object of the previous manifest as Helm applied it: with
+// Helm's marks, as target (from the same release) has them.
+func asApplied(prev, target runtime.Object) runtime.Object {
+	out := prev.DeepCopyObject()
+	o, err1 := meta.Accessor(out)
+	t, err2 := meta.Accessor(target)
+	if err1 != nil || err2 != nil {
+		return out
+	}
+	copyMarks := func(get func() map[string]string, from map[string]string, keys []string, set func(map[string]string)) {
+		m := get()
+		for _, k := range keys {
+			if v, ok := from[k]; ok {
+				if m == nil {
+					m = map[string]string{}
+				}
+				m[k] = v
+			}
+		}
+		set(m)
+	}
+	copyMarks(o.GetLabels, t.GetLabels(), helmMarks.labels, o.SetLabels)
+	copyMarks(o.GetAnnotations, t.GetAnnotations(), helmMarks.annotations, o.SetAnnotations)
+	return out
+}
+
+// known reports whether the release engine knows the object to be as the
+// previous revision released it.
+func (c reachedClient) known(info *resource.Info) bool {
+	return c.asReleased != nil && c.asReleased(placementOf(info))
+}
+
+func createObject(helper *resource.Helper, info *resource.Info) error {
+	obj, err := helper.Create(info.Namespace, true, info.Object)
+	if err != nil {
+		return fmt.Errorf("failed to create resource: %w", err)
+	}
+	return info.Refresh(obj, true)
 }
 
 // liveObject is an object as read before it is patched.
@@ -126,13 +187,17 @@ func readLive(infos kube.ResourceList) map[*resource.Info]liveObject {
 
 // patchObject patches the live object from the previous revision's
 // manifest to the new one, as Helm does; nothing is sent for an empty
-// patch, and info is refreshed from what the server holds.
-func patchObject(helper *resource.Helper, info *resource.Info, prev, live runtime.Object) error {
+// patch, and info is refreshed from what the server holds (when the live
+// object was read, or a patch sent).
+func patchObject(helper *resource.Helper, info *resource.Info, prev, live runtime.Object, read bool) error {
 	patch, patchType, err := helmPatch(info, prev, live)
 	if err != nil {
 		return fmt.Errorf("failed to create patch: %w", err)
 	}
 	if patch == nil || string(patch) == "{}" {
+		if !read {
+			return nil // nothing to send, and nothing read to refresh from
+		}
 		return info.Refresh(live, true)
 	}
 	obj, err := helper.Patch(info.Namespace, info.Name, patchType, patch, nil)

@@ -34,6 +34,7 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 		release.WithLogger(op.log.WithName("release")),
 		release.WithRecorder(op.mgr.GetEventRecorder("chartkeeper")),
 		release.WithWatchKind(deps.WatchKind),
+		release.WithStatusCache(deps),
 		release.WithHooks(o.hooks),
 	)
 	if err != nil {

@@ -285,16 +285,16 @@ func (s *step) request(ctx context.Context) (helm.Request, error) {
 		},
 		Covered:     func() bool { return !unowned.Load() },
 		SkipCRDs:    true,
-		Guard:       s.guard(admit), // hooks are not post-rendered: the kube client checks them
+		Guard:       s.guard(ctx, admit), // hooks are not post-rendered: the kube client checks them
 		Description: fmt.Sprintf("chartkeeper: %s %s/%s generation %d", owner.GVK.Kind, owner.Namespace, owner.Name, s.obj.GetGeneration()),
 	}, nil
 }
 
 // guard is what Helm is given to keep an action in scope and its logs free
 // of secret values.
-func (s *step) guard(admit helm.Admit) helm.Guard {
+func (s *step) guard(ctx context.Context, admit helm.Admit) helm.Guard {
 	return helm.Guard{Admit: admit, Redact: s.d.redact.Redact,
-		Timeout: s.t.Watch.Policy.Timeout}
+		Timeout: s.t.Watch.Policy.Timeout, AsReleased: s.e.asReleased(ctx, releaseKey(s.d.ref))}
 }
 
 // relocate is the post-render edit of a watch's images setting (nil: none).

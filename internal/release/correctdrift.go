@@ -50,10 +50,12 @@ func (c correctDrift) failed(s *step, out outcome, err error) bool {
 // it).
 func (e *Engine) correct(ctx context.Context, key string, drift []Drift) error {
 	for _, d := range drift {
-		u := d.Object.Desired.DeepCopy()
+		u, err := d.Object.Desired()
+		if err != nil {
+			return err
+		}
 		u.SetResourceVersion("")
 		u.SetManagedFields(nil)
-		var err error
 		if d.Change == DriftDeleted {
 			err = e.live.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.ForceOwnership, client.FieldOwner(api.FieldManager))
 		} else {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
@@ -106,6 +107,24 @@ func (d *driftTracker) edited(ctx context.Context, e *Engine, key string, ob obj
 	return diffs, nil
 }
 
+// asReleased reports, for objects of the release's current revision,
+// whether each is known to be as that revision released it: its drift
+// baseline was taken at its current marker and found nothing (ignored
+// fields aside). Helm's update patches such an object from one manifest to
+// the next without reading it first (helm.Guard.AsReleased). With drift
+// detection disabled no baseline is taken, and every object is read.
+func (e *Engine) asReleased(ctx context.Context, key string) func(ownership.Placement) bool {
+	return func(p ownership.Placement) bool {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(p.GVK)
+		if err := e.meta.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: p.Name}, m); err != nil {
+			return false
+		}
+		base, known := e.drift.baseline.get(key, m.GetUID())
+		return known && base.marker == marker(m) && len(base.diffs) == 0
+	}
+}
+
 // driftCheckManager is the field manager of drift dry runs; nothing is
 // ever written under it.
 const driftCheckManager = "chartkeeper-drift-check"
@@ -120,7 +139,10 @@ func (e *Engine) driftOf(ctx context.Context, ob object) ([]fieldDiff, error) {
 	if err := e.live.Get(ctx, client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}, live); err != nil {
 		return nil, err
 	}
-	applied := ob.Desired.DeepCopy()
+	applied, err := ob.Desired()
+	if err != nil {
+		return nil, err
+	}
 	applied.SetResourceVersion("")
 	applied.SetManagedFields(nil)
 	if err := e.live.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),

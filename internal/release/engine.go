@@ -29,7 +29,10 @@ type Engine struct {
 	meta client.Reader
 	// live reads and writes the API server directly (full objects for
 	// readiness, drift checks and corrections, post-action checks).
-	live      client.Client
+	live client.Client
+	// statuses, when set, reads released objects reduced to what their
+	// readiness needs (readiness.Reduce), from a cache.
+	statuses  client.Reader
 	watchKind func(schema.GroupVersionKind) error
 	recorder  events.EventRecorder
 	clock     clock.PassiveClock
@@ -69,6 +72,11 @@ func WithRecorder(r events.EventRecorder) Option { return func(e *Engine) { e.re
 func WithWatchKind(f func(schema.GroupVersionKind) error) Option {
 	return func(e *Engine) { e.watchKind = f }
 }
+
+// WithStatusCache sets a cache that reads released objects reduced to
+// what their readiness needs (default: none; every read goes to the API
+// server).
+func WithStatusCache(r client.Reader) Option { return func(e *Engine) { e.statuses = r } }
 
 // WithHooks sets the Go hooks run for each kind (default: none).
 func WithHooks(r *hooks.Registry) Option { return func(e *Engine) { e.hooks = r } }

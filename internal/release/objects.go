@@ -14,21 +14,49 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
+	"github.com/chartkeeper/chartkeeper/internal/readiness"
 )
 
-// object is one object a release revision holds, as rendered.
+// object is one object a release revision holds, as rendered. A revision's
+// objects are remembered per release (revisionMemo) for every later look
+// at it, so the rendered object is kept as compact JSON and decoded only
+// for the rare drift check or correction: a decoded Deployment is several
+// times the size of its JSON.
 type object struct {
 	GVK       schema.GroupVersionKind
 	Namespace string // "" for cluster-scoped kinds
 	Name      string
-	Desired   *unstructured.Unstructured
+	// keep: marked helm.sh/resource-policy: keep. needsStatus: its
+	// readiness must be read (readiness.NeedsStatusOf).
+	keep, needsStatus bool
+	rendered          []byte
+}
+
+// newObject remembers a rendered object.
+func newObject(gvk schema.GroupVersionKind, ns string, u *unstructured.Unstructured) (object, error) {
+	js, err := u.MarshalJSON()
+	if err != nil {
+		return object{}, fmt.Errorf("encoding %s %s: %w", gvk.Kind, u.GetName(), err)
+	}
+	return object{GVK: gvk, Namespace: ns, Name: u.GetName(), rendered: bytes.Clone(js), // not the encoder's spare capacity
+		keep: ownership.Kept(u.GetAnnotations()), needsStatus: readiness.NeedsStatusOf(u)}, nil
+}
+
+// Desired returns the rendered object, decoded anew (the caller may change it).
+func (o object) Desired() (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	if len(o.rendered) == 0 {
+		return nil, fmt.Errorf("%s: no rendered object", o)
+	}
+	if err := u.UnmarshalJSON(o.rendered); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", o, err)
+	}
+	return u, nil
 }
 
 // kept reports whether the rendered object is marked
 // helm.sh/resource-policy: keep (Helm's uninstall leaves it).
-func (o object) kept() bool {
-	return o.Desired != nil && ownership.Kept(o.Desired.GetAnnotations())
-}
+func (o object) kept() bool { return o.keep }
 
 func (o object) String() string {
 	if o.Namespace == "" {
@@ -61,7 +89,11 @@ func parseManifest(manifest, releaseNS string, mapper meta.RESTMapper) ([]object
 			ns = releaseNS
 		}
 		u.SetNamespace(ns)
-		out = append(out, object{GVK: gvk, Namespace: ns, Name: u.GetName(), Desired: u})
+		ob, err := newObject(gvk, ns, u)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ob)
 	}
 	return out, nil
 }

@@ -20,20 +20,40 @@ type readyAt struct {
 
 // readinessOf folds one object's readiness into res.
 func (e *Engine) readinessOf(ctx context.Context, key string, ob object, m *metav1.PartialObjectMetadata, res *readiness.Result) error {
-	if !readiness.NeedsStatusOf(ob.Desired) {
+	if !ob.needsStatus {
 		return nil // exists, and has nothing to wait for
 	}
 	if r, ok := e.ready.get(key, m.GetUID()); ok && r.rv == m.GetResourceVersion() {
 		res.Add(r.current, r.failed, r.why)
 		return nil
 	}
-	full := &unstructured.Unstructured{}
-	full.SetGroupVersionKind(ob.GVK)
-	if err := e.live.Get(ctx, client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}, full); err != nil {
+	full, err := e.statusOf(ctx, ob, m)
+	if err != nil {
 		return err
 	}
 	current, failed, why := readiness.Check(full)
 	e.ready.set(key, full.GetUID(), readyAt{rv: full.GetResourceVersion(), current: current, failed: failed, why: why})
 	res.Add(current, failed, why)
 	return nil
+}
+
+// statusOf reads an object for its readiness: from the status cache when
+// it holds the version the metadata cache shows (both follow the same
+// object, and are nearly always at the same version), else from the API
+// server.
+func (e *Engine) statusOf(ctx context.Context, ob object, m *metav1.PartialObjectMetadata) (*unstructured.Unstructured, error) {
+	key := client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}
+	if e.statuses != nil {
+		cached := &unstructured.Unstructured{}
+		cached.SetGroupVersionKind(ob.GVK)
+		if err := e.statuses.Get(ctx, key, cached); err == nil && cached.GetResourceVersion() == m.GetResourceVersion() {
+			return cached, nil
+		}
+	}
+	full := &unstructured.Unstructured{}
+	full.SetGroupVersionKind(ob.GVK)
+	if err := e.live.Get(ctx, key, full); err != nil {
+		return nil, err
+	}
+	return full, nil
 }

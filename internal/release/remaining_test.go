@@ -23,7 +23,11 @@ func TestCountRemainingSkipsKeptObjects(t *testing.T) {
 		if policy != "" {
 			u.SetAnnotations(map[string]string{"helm.sh/resource-policy": policy})
 		}
-		return object{GVK: gvk, Namespace: "ns", Name: name, Desired: u}
+		o, err := newObject(gvk, "ns", u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
 	}
 	c := fake.NewClientBuilder().WithObjects(
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "plain"}},

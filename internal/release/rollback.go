@@ -20,7 +20,7 @@ type rollback struct {
 func (rollback) kind() ActionKind { return ActionRollback }
 
 func (r rollback) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
-	g := s.guard(admitScope(s.t.Watch.Scope, s.d.ref.Namespace))
+	g := s.guard(ctx, admitScope(s.t.Watch.Scope, s.d.ref.Namespace))
 	g.Force = s.steer.rollbackForce
 	return nil, s.e.helm.Rollback(ctx, s.d.ref.Name, s.d.ref.Namespace, r.to, s.t.Watch.Policy.MaxHistory, g)
 }

@@ -181,6 +181,46 @@ func TestDriftIgnoredReplicasSurviveWhileConfigMapIsRestored(t *testing.T) {
 	}
 }
 
+// An upgrade that does not change the replicas leaves a Deployment scaled
+// by an autoscaler (replicas in drift.ignore) at its scale, while it
+// changes what the chart changed. Helm's own upgrade patches the live
+// object back to the chart's replicas (a three-way merge with the live
+// object), and the autoscaler then has to scale it again.
+func TestUpgradeLeavesIgnoredReplicasAlone(t *testing.T) {
+	env, ns, _ := driftFixture(t)
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, newCR(driftAppGVK, ns, "web", map[string]any{"replicas": 2})); err != nil {
+		t.Fatal(err)
+	}
+	waitCRReady(t, env, driftAppGVK, ns, "web")
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+	if err := env.Client.SubResource("scale").Patch(ctx, dep, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":5}}`))); err != nil {
+		t.Fatalf("scaling: %v", err)
+	}
+	// A restored hand edit shows the operator has looked at the release
+	// since the scale.
+	editConfigMap(t, env, ns, "web-config", "hand")
+	waitConfigMapData(t, env, ns, "web-config", "v1")
+
+	u := newCR(driftAppGVK, ns, "web", nil)
+	if err := env.Client.Patch(ctx, u, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"data":"v2"}}`))); err != nil {
+		t.Fatal(err)
+	}
+	waitCRRevision(t, env, driftAppGVK, ns, "web", 2)
+	waitConfigMapData(t, env, ns, "web-config", "v2")
+	if n := deploymentReplicas(t, env, ns, "web"); n != 5 {
+		t.Errorf("after the upgrade: Deployment replicas %d, want the scaled 5 left alone", n)
+	}
+	// The chart changing the replicas still sets them.
+	if err := env.Client.Patch(ctx, u, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":3}}`))); err != nil {
+		t.Fatal(err)
+	}
+	waitCRRevision(t, env, driftAppGVK, ns, "web", 3)
+	if n := deploymentReplicas(t, env, ns, "web"); n != 3 {
+		t.Errorf("after an upgrade to replicas 3: Deployment replicas %d, want 3", n)
+	}
+}
+
 // warn mode, set by the watch or by the chartkeeper.dev/drift annotation,
 // reports drift in the Drifted condition (objects and fields) and restores
 // nothing; the resource stays Ready. An invalid annotation value is named
