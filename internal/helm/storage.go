@@ -55,8 +55,7 @@ func storageOf(ctx context.Context) Storage {
 // newStorage returns the release storage of kind over a namespace's Secrets.
 func newStorage(secrets clientcorev1.SecretInterface, kind Storage, log func(string, ...any)) *storage.Storage {
 	ls := &labelledSecrets{SecretInterface: secrets, pending: map[string]map[string]string{}}
-	hd := driver.NewSecrets(sizedSecrets{secrets})
-	hd.Log = log
+	hd := newSecretsDriver(sizedSecrets{secrets}, log)
 	d := &switchingDriver{
 		secrets: secrets,
 		helm:    hd,

@@ -1,0 +1,100 @@
+package helm
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage/driver"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func testRelease(name string, version int) *release.Release {
+	return &release.Release{Name: name, Namespace: "ns", Version: version,
+		Info:     &release.Info{Status: release.StatusDeployed, Description: "install"},
+		Chart:    &chart.Chart{Metadata: &chart.Metadata{Name: "app", Version: "1.0.0"}},
+		Config:   map[string]any{"message": name},
+		Manifest: fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n", name),
+		Labels:   map[string]string{"chartkeeper.dev/managed": "true", "name": "ignored: Helm's own label wins"},
+	}
+}
+
+// The driver writes the Secret Helm's driver writes: same name, type,
+// labels, and data Helm's driver (and so the helm CLI) decodes.
+func TestSecretsDriverWritesHelmsSecret(t *testing.T) {
+	ctx := context.Background()
+	ours := fake.NewClientset().CoreV1().Secrets("ns")
+	helms := fake.NewClientset().CoreV1().Secrets("ns")
+	rls := testRelease("web", 3)
+	key := "sh.helm.release.v1.web.v3"
+	if err := newSecretsDriver(ours, t.Logf).Create(key, rls); err != nil {
+		t.Fatal(err)
+	}
+	if err := driver.NewSecrets(helms).Create(key, rls); err != nil {
+		t.Fatal(err)
+	}
+	a, err := ours.Get(ctx, key, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := helms.Get(ctx, key, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(a.Labels, "createdAt")
+	delete(b.Labels, "createdAt")
+	if a.Type != b.Type || !reflect.DeepEqual(a.Labels, b.Labels) {
+		t.Errorf("Secret differs from Helm's: type %q labels %v, Helm's: %q %v", a.Type, a.Labels, b.Type, b.Labels)
+	}
+	got, err := driver.NewSecrets(ours).Get(key)
+	if err != nil {
+		t.Fatalf("Helm's driver cannot read it: %v", err)
+	}
+	if got.Name != "web" || got.Version != 3 || got.Manifest != rls.Manifest || got.Config["message"] != "web" {
+		t.Errorf("decoded %+v", got)
+	}
+
+	rls.Info.Status = release.StatusSuperseded
+	if err := newSecretsDriver(ours, t.Logf).Update(key, rls); err != nil {
+		t.Fatal(err)
+	}
+	a, _ = ours.Get(ctx, key, metav1.GetOptions{})
+	if a.Labels["status"] != "superseded" || a.Labels["modifiedAt"] == "" {
+		t.Errorf("after update: labels %v", a.Labels)
+	}
+	if err := newSecretsDriver(ours, t.Logf).Create(key, rls); err != driver.ErrReleaseExists {
+		t.Errorf("second create: %v, want driver.ErrReleaseExists", err)
+	}
+}
+
+// Compressors are shared between concurrent writes: each write's data is
+// its own release.
+func TestEncodeReleaseConcurrently(t *testing.T) {
+	secrets := fake.NewClientset().CoreV1().Secrets("ns")
+	d := newSecretsDriver(secrets, t.Logf)
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			name := fmt.Sprintf("r%d", i)
+			if err := d.Create("sh.helm.release.v1."+name+".v1", testRelease(name, 1)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range 16 {
+		name := fmt.Sprintf("r%d", i)
+		got, err := d.Get("sh.helm.release.v1." + name + ".v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Name != name || got.Config["message"] != name {
+			t.Errorf("%s decoded as %s (%v)", name, got.Name, got.Config)
+		}
+	}
+}
