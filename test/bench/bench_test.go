@@ -50,6 +50,7 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 		{"negative repeat", func(c *Config) { c.Repeat = -2 }, "Repeat (-2) must be at least 1"},
 		{"unknown scenario", func(c *Config) { c.Scenario = "nginx" }, `no scenario "nginx" (known: default, podinfo)`},
 		{"no chart", func(c *Config) { c.Chart = t.TempDir() }, "Chart.yaml"},
+		{"bad control-plane PID", func(c *Config) { c.ControlPlane = map[string]int{"etcd": 0} }, `control-plane process "etcd" has PID 0`},
 	}
 	for _, b := range bad {
 		c := base

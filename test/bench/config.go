@@ -69,6 +69,12 @@ type Config struct {
 	Log io.Writer
 	// Machine describes where the run happens, for the record.
 	Machine string
+	// ControlPlane holds the PIDs of the cluster's control-plane processes
+	// by component name (etcd, kube-apiserver, kube-controller-manager,
+	// kube-scheduler, kwok), when they run on this machine: the CPU time
+	// they use during each phase is recorded with the phase. Nil when the
+	// cluster is not the harness's own: there is then no such figure.
+	ControlPlane map[string]int
 
 	// scenario is the one Scenario names (set by withDefaults).
 	scenario Scenario
@@ -98,6 +104,11 @@ func (c Config) withDefaults() (Config, error) {
 		seen[s.Name] = true
 		if s.Command != nil && len(s.Command) == 0 {
 			return c, fmt.Errorf("bench: subject %q has an empty command", s.Name)
+		}
+	}
+	for name, pid := range c.ControlPlane {
+		if pid <= 0 {
+			return c, fmt.Errorf("bench: control-plane process %q has PID %d", name, pid)
 		}
 	}
 	var err error

@@ -22,4 +22,11 @@
 // FlowSchema of its own classifies, and the run reads
 // apiserver_flowcontrol_dispatched_requests_total for that FlowSchema. CPU
 // time and peak resident memory are read from /proc for operator processes.
+// When the control plane's processes are known (Config.ControlPlane: the
+// harness started the cluster), the CPU time they use during each phase is
+// read from /proc too, whatever the subject (the floor included): what
+// serving it cost the cluster, along with the harness's own requests and
+// watches, which are the same for every subject. The table shows it, and
+// both CPU times as shares of the machine's cores over the phases' wall
+// time.
 package bench

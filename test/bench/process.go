@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -35,16 +34,11 @@ type usage struct {
 
 func procUsage(pid int) (usage, error) {
 	var u usage
-	f, err := procfs.Stat(pid)
+	cpu, err := readCPU(pid)
 	if err != nil {
 		return u, err
 	}
-	utime, err1 := strconv.ParseUint(f[11], 10, 64) // field 14
-	stime, err2 := strconv.ParseUint(f[12], 10, 64) // field 15
-	if err := errors.Join(err1, err2); err != nil {
-		return u, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-	}
-	u.CPUSeconds = float64(utime+stime) / clockTicks
+	u.CPUSeconds = cpu.seconds
 	hwm, ok, err := procfs.Status(pid, "VmHWM")
 	if err != nil || !ok {
 		return u, err

@@ -16,6 +16,9 @@ type Result struct {
 	IdleSeconds float64 `json:"idleSeconds"`
 	// Repeat is how many runs were asked for (Config.Repeat; 0 reads as 1).
 	Repeat int `json:"repeat,omitempty"`
+	// CPUs is the number of CPUs of the machine (runtime.NumCPU): the
+	// table's shares of the cores are of that many.
+	CPUs int `json:"cpus,omitempty"`
 	// Subjects are every subject's measurements of every run, in the order
 	// they were taken: run 1's subjects, then run 2's, and so on.
 	Subjects []SubjectResult `json:"subjects"`
@@ -51,6 +54,14 @@ type Phase struct {
 	Milestones []Milestone `json:"milestones,omitempty"`
 	// CPUSeconds is the operator's CPU time during the phase (absent for the floor).
 	CPUSeconds *float64 `json:"cpuSeconds,omitempty"`
+	// ControlPlaneCPUSeconds is the CPU time the control plane's processes
+	// (Config.ControlPlane) used during the phase, whatever the subject;
+	// ControlPlaneCPUByComponent is each one's. A process that could not
+	// be read both before and after the phase (it exited) is left out;
+	// both are absent when none could, or when the run did not start the
+	// cluster it measured on.
+	ControlPlaneCPUSeconds     *float64           `json:"controlPlaneCPUSeconds,omitempty"`
+	ControlPlaneCPUByComponent map[string]float64 `json:"controlPlaneCPUByComponent,omitempty"`
 	// APIRequests is how many requests of the subject the API server served
 	// during the phase.
 	APIRequests float64 `json:"apiRequests"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -81,7 +82,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{
 		Started: time.Now().UTC(), Machine: cfg.Machine, Scenario: sc.Name, N: cfg.N, Concurrency: cfg.Concurrency,
-		Namespaces: cfg.namespaceCount(), IdleSeconds: max(cfg.Idle, 0).Seconds(), Repeat: cfg.Repeat,
+		Namespaces: cfg.namespaceCount(), IdleSeconds: max(cfg.Idle, 0).Seconds(), Repeat: cfg.Repeat, CPUs: runtime.NumCPU(),
 	}
 	fmt.Fprintf(cfg.Log, "bench: %d custom resources (%s: %s) in %d namespaces, concurrency %d, subjects:",
 		cfg.N, sc.Name, sc.About, res.Namespaces, cfg.Concurrency)

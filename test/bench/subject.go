@@ -68,11 +68,12 @@ func each(keys []key, fn func(context.Context, key) error) func(context.Context)
 	return func(ctx context.Context) error { return forEach(ctx, keys, writers, fn) }
 }
 
-// measure runs a phase and adds what it cost: the subject's API requests
-// and, for a process, its CPU time.
+// measure runs a phase and adds what it cost: the subject's API requests,
+// for a process its CPU time, and the CPU time of the control plane's
+// processes (cp; none when the run did not start the cluster).
 // metricsURL, when set, is the operator's metrics endpoint: its own count
 // of requests by verb and resource is kept too.
-func measure(ctx context.Context, p phaseRun, op *childproc.Process, counter requestCounter, metricsURL string) (Phase, error) {
+func measure(ctx context.Context, p phaseRun, op *childproc.Process, cp controlPlane, counter requestCounter, metricsURL string) (Phase, error) {
 	reqs0, err := counter.read(ctx)
 	if err != nil {
 		return Phase{Name: p.name}, err
@@ -89,7 +90,13 @@ func measure(ctx context.Context, p phaseRun, op *childproc.Process, counter req
 			return Phase{Name: p.name}, err
 		}
 	}
+	// The control plane is read last before the phase and first after it,
+	// so that the requests reading the API server's metrics fall outside.
+	cp0 := cp.sample()
 	ph, runErr := p.run(ctx)
+	if sum, by, ok := controlPlaneCPU(cp0, cp.sample()); ok {
+		ph.ControlPlaneCPUSeconds, ph.ControlPlaneCPUByComponent = &sum, by
+	}
 	reqs1, err := counter.read(context.WithoutCancel(ctx))
 	if err != nil {
 		return ph, err
@@ -186,7 +193,7 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 		if profiling && (p.name == PhaseInstall || p.name == PhaseUpgrade) {
 			profile = r.profile(ctx, vars["pprof"], r.perRun(s.Name+"-"+p.name))
 		}
-		ph, err := measure(ctx, p, op, counter, metricsURL)
+		ph, err := measure(ctx, p, op, r.cfg.ControlPlane, counter, metricsURL)
 		out.Phases = append(out.Phases, ph)
 		if profile != nil {
 			if perr := profile(); perr != nil {
@@ -294,7 +301,7 @@ func (r *runner) runFloor(ctx context.Context, id identity, counter requestCount
 		}, r.gone()),
 	}
 	for _, p := range phases {
-		ph, err := measure(ctx, p, nil, counter, "")
+		ph, err := measure(ctx, p, nil, r.cfg.ControlPlane, counter, "")
 		out.Phases = append(out.Phases, ph)
 		if err != nil {
 			return err

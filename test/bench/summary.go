@@ -170,15 +170,21 @@ func (r SummaryRow) ratio(label string) string {
 // text is how the table shows a figure: the value of a single run as it
 // always was, and with several runs the median, then min–max (and how
 // many runs had it when some did not).
-func (f *Figure) text(repeat int) string {
+func (f *Figure) text(repeat int) string { return f.textAs(repeat, number) }
+
+// textAs is text with the values formatted by format.
+func (f *Figure) textAs(repeat int, format func(float64) string) string {
 	if f == nil {
 		return "-"
 	}
-	s := cell(f.Median, true, f.Incomplete)
+	s := format(f.Median)
+	if f.Incomplete {
+		s = ">" + s
+	}
 	if repeat <= 1 {
 		return s
 	}
-	s += " (" + number(f.Min) + "–" + number(f.Max)
+	s += " (" + format(f.Min) + "–" + format(f.Max)
 	switch {
 	case f.Runs == 1:
 		s += ", 1 run"

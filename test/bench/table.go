@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +15,12 @@ type row struct {
 	label string
 	value func(SubjectResult) (v float64, ok bool, incomplete bool)
 	unit  string
+	// percent shows the row's values as percentages: no decimals from 10 on.
+	percent bool
+	// joinNext, when set, is the table's label of one line showing this
+	// row and the next, each cell (and ratio) being this row's, " / ",
+	// the next one's. result.json's summary keeps them apart.
+	joinNext string
 }
 
 func milestoneRow(id, label, phase, milestone string) row {
@@ -50,6 +57,15 @@ func phaseCostRow(id, label, phase string, cpu bool) row {
 var workPhases = []string{PhaseInstall, PhaseUpgrade, PhaseDelete}
 
 func workCost(s SubjectResult, cpu bool) (float64, bool, bool) {
+	if cpu {
+		return workSum(s, operatorCPU)
+	}
+	return workSum(s, func(p *Phase) *float64 { return &p.APIRequests })
+}
+
+// workSum adds up one figure of each work phase; not ok if a phase or its
+// figure is missing.
+func workSum(s SubjectResult, figure func(*Phase) *float64) (float64, bool, bool) {
 	var sum float64
 	incomplete := false
 	for _, name := range workPhases {
@@ -57,18 +73,32 @@ func workCost(s SubjectResult, cpu bool) (float64, bool, bool) {
 		if p == nil {
 			return 0, false, false
 		}
-		if cpu {
-			if p.CPUSeconds == nil {
-				return 0, false, false
-			}
-			sum += *p.CPUSeconds
-		} else {
-			sum += p.APIRequests
+		v := figure(p)
+		if v == nil {
+			return 0, false, false
 		}
+		sum += *v
 		incomplete = incomplete || !p.Complete
 	}
 	return sum, true, incomplete
 }
+
+// workShare is a CPU figure of the work phases as a share of what the
+// machine's cpus could have done in their wall time, in percent.
+func workShare(s SubjectResult, cpus int, figure func(*Phase) *float64) (float64, bool, bool) {
+	cpu, ok, incomplete := workSum(s, figure)
+	if !ok {
+		return 0, false, false
+	}
+	wall, _, _ := workSum(s, func(p *Phase) *float64 { return &p.Seconds })
+	if wall <= 0 || cpus < 1 {
+		return 0, false, false
+	}
+	return 100 * cpu / (wall * float64(cpus)), true, incomplete
+}
+
+func operatorCPU(p *Phase) *float64       { return p.CPUSeconds }
+func controlPlaneCPUOf(p *Phase) *float64 { return p.ControlPlaneCPUSeconds }
 
 // The rows' ids.
 const (
@@ -80,11 +110,19 @@ const (
 	rowIdleCPU         = "idle-cpu"
 	rowIdleRequests    = "idle-requests"
 	rowCPU             = "cpu"
+	rowControlPlaneCPU = "control-plane-cpu"
+	rowCPUShare        = "cpu-share"
+	rowControlShare    = "control-plane-cpu-share"
 	rowPeakRSS         = "peak-rss"
 	rowRequestsPerCR   = "requests-per-cr"
 )
 
 func (res *Result) rows() []row {
+	cpus := res.cpus()
+	cores := fmt.Sprintf("share of the %d cores used", cpus)
+	if cpus == 1 {
+		cores = "share of the core used"
+	}
 	return []row{
 		milestoneRow(rowInstallDeployed, "install: all deployed (s)", PhaseInstall, MilestoneDeployed),
 		milestoneRow(rowInstallReady, "install: all Ready (s)", PhaseInstall, MilestoneReady),
@@ -94,6 +132,13 @@ func (res *Result) rows() []row {
 		phaseCostRow(rowIdleCPU, fmt.Sprintf("idle %gs: CPU seconds", res.IdleSeconds), PhaseIdle, true),
 		phaseCostRow(rowIdleRequests, fmt.Sprintf("idle %gs: API requests", res.IdleSeconds), PhaseIdle, false),
 		{id: rowCPU, label: "CPU seconds (install+upgrade+delete)", value: func(s SubjectResult) (float64, bool, bool) { return workCost(s, true) }},
+		{id: rowControlPlaneCPU, label: "control plane CPU seconds (install+upgrade+delete)", value: func(s SubjectResult) (float64, bool, bool) {
+			return workSum(s, controlPlaneCPUOf)
+		}},
+		{id: rowCPUShare, label: cores + ", operator (%)", percent: true, joinNext: cores + ", operator / control plane (%)",
+			value: func(s SubjectResult) (float64, bool, bool) { return workShare(s, cpus, operatorCPU) }},
+		{id: rowControlShare, label: cores + ", control plane (%)", percent: true,
+			value: func(s SubjectResult) (float64, bool, bool) { return workShare(s, cpus, controlPlaneCPUOf) }},
 		{id: rowPeakRSS, label: "peak RSS (MiB)", value: func(s SubjectResult) (float64, bool, bool) {
 			if s.PeakRSSBytes == nil {
 				return 0, false, false
@@ -111,13 +156,14 @@ func (res *Result) rows() []row {
 // against the floor and each peer against chartkeeper. A value marked ">"
 // is a phase that did not finish: the time it ran before giving up. With
 // several runs each value is the median, followed by the spread (min–max),
-// and ratios are of medians.
+// and ratios are of medians. A line may show two figures, "a / b"; "-"
+// stands for one that is missing.
 func (res *Result) Table() string {
 	names := res.subjectNames()
 	ratios := res.ratios(names)
 	summary := res.summarize()
+	rows := res.rows() // summary[i] is rows[i]'s
 	// The cells first, so that every column is as wide as its widest.
-	const labelWidth = 46
 	header := slices.Clone(names)
 	for _, q := range ratios {
 		header = append(header, q.label)
@@ -126,14 +172,34 @@ func (res *Result) Table() string {
 	for j, h := range header {
 		widths[j] = max(15, utf8.RuneCountInString(h)+2)
 	}
-	cells := make([][]string, len(summary))
-	for i, row := range summary {
+	rowCells := func(i int) []string {
+		var out []string
 		for _, n := range names {
-			cells[i] = append(cells[i], row.figure(n).text(res.repeat()))
+			f := summary[i].figure(n)
+			if rows[i].percent {
+				out = append(out, f.textAs(res.repeat(), percent))
+			} else {
+				out = append(out, f.text(res.repeat()))
+			}
 		}
 		for _, q := range ratios {
-			cells[i] = append(cells[i], row.ratio(q.label))
+			out = append(out, summary[i].ratio(q.label))
 		}
+		return out
+	}
+	var labels []string
+	var cells [][]string
+	for i := 0; i < len(summary); i++ {
+		label, c := summary[i].Label, rowCells(i)
+		if rows[i].joinNext != "" && i+1 < len(summary) {
+			label, c = rows[i].joinNext, joinCells(c, rowCells(i+1))
+			i++
+		}
+		labels, cells = append(labels, label), append(cells, c)
+	}
+	labelWidth := 46
+	for i, l := range labels {
+		labelWidth = max(labelWidth, utf8.RuneCountInString(l)+2)
 		for j, c := range cells[i] {
 			widths[j] = max(widths[j], utf8.RuneCountInString(c)+2)
 		}
@@ -155,8 +221,8 @@ func (res *Result) Table() string {
 		fmt.Fprintf(&b, "%*s", widths[j], h)
 	}
 	b.WriteString("\n")
-	for i, row := range summary {
-		fmt.Fprintf(&b, "%-*s", labelWidth, row.Label)
+	for i, label := range labels {
+		fmt.Fprintf(&b, "%-*s", labelWidth, label)
 		for j, c := range cells[i] {
 			fmt.Fprintf(&b, "%*s", widths[j], c)
 		}
@@ -175,14 +241,17 @@ func (res *Result) Table() string {
 	return b.String() + "\n"
 }
 
-func cell(v float64, ok, incomplete bool) string {
-	if !ok {
-		return "-"
+// joinCells shows two rows' cells in one: "a / b", or "-" when neither
+// has a figure.
+func joinCells(a, b []string) []string {
+	out := make([]string, len(a))
+	for j := range a {
+		out[j] = a[j] + " / " + b[j]
+		if a[j] == "-" && b[j] == "-" {
+			out[j] = "-"
+		}
 	}
-	if incomplete {
-		return ">" + number(v)
-	}
-	return number(v)
+	return out
 }
 
 // number is a value as the table shows it: one decimal, two below 1.
@@ -191,4 +260,22 @@ func number(v float64) string {
 		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+// percent is a percentage as the table shows it: no decimals from 10 on,
+// one below (two below 1).
+func percent(v float64) string {
+	if v >= 10 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return number(v)
+}
+
+// cpus is the number of CPUs the shares of the cores are of: the
+// measuring machine's, or this one's for a result that does not say.
+func (res *Result) cpus() int {
+	if res.CPUs > 0 {
+		return res.CPUs
+	}
+	return runtime.NumCPU()
 }

@@ -1,6 +1,9 @@
 // Command bench times chartkeeper against the floor of the control plane
 // and, optionally, a peer operator, on a local cluster it brings up (make
-// bench). Settings come from the environment:
+// bench). Besides times, API requests and the operators' CPU and memory,
+// it records the CPU time the local cluster's processes (etcd,
+// kube-apiserver, kube-controller-manager, kube-scheduler, kwok) use in
+// each phase. Settings come from the environment:
 //
 //	BENCH_N            custom resources (default 100), or a comma list of sizes run one after another (100,500,1000)
 //	BENCH_REPEAT       runs of the whole measurement on the same cluster; the table shows medians and spread (default 1)
@@ -12,7 +15,7 @@
 //	BENCH_OPERATOR_NAME  the peer's name in results (default "peer", "helm-operator" for hop)
 //	BENCH_PPROF        set to 1: CPU profiles of chartkeeper's install and upgrade in the output directory
 //	BENCH_OUT          output directory (default bench-results/<time>[-<scenario>]-n<N>[-<N>...]; one n<N>/ per size when several)
-//	BENCH_KUBECONFIG   measure on this cluster instead of bringing one up
+//	BENCH_KUBECONFIG   measure on this cluster instead of bringing one up (no control-plane CPU figures then)
 //	BENCH_CLUSTER_DIR  where the local cluster lives (default tmp/bench-cluster; deleted afterwards)
 package main
 
@@ -117,6 +120,7 @@ func run() error {
 			_ = devcluster.Purge(dir, nil)
 		}()
 		cfg.Kubeconfig = c.Kubeconfig()
+		cfg.ControlPlane = controlPlane(c.State())
 	}
 	var results []*bench.Result
 	var runErr error
@@ -151,6 +155,18 @@ func run() error {
 		fmt.Printf("\nsummary: %s\n", filepath.Join(out, "summary.txt"))
 	}
 	return runErr
+}
+
+// controlPlane is the PIDs of the cluster's processes by component, for
+// the CPU time they use in each phase.
+func controlPlane(st devcluster.State) map[string]int {
+	out := make(map[string]int, len(st.Procs))
+	for name, p := range st.Procs {
+		if p.PID > 0 {
+			out[name] = p.PID
+		}
+	}
+	return out
 }
 
 // outSuffix names the default output directory after the scenario (unless
