@@ -39,6 +39,16 @@ import (
 // podsPerNode is each kwok node's capacity, as on a real node.
 const podsPerNode = 110
 
+// nodesFor is how many nodes n releases need: room for every release's
+// old and new Pod at once, as an upgrade of all of them rolls out (at
+// least 3). With room for a quarter more, a run of 10,000 stalled: the
+// new Pods filled the nodes, the rest stayed Pending, and the controller
+// manager, backing off between retries, took the old Pods away too slowly
+// for the rollouts to finish.
+func nodesFor(n int) int {
+	return max(3, (2*n+podsPerNode-1)/podsPerNode)
+}
+
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -106,7 +116,7 @@ func run() error {
 			dir = filepath.Join("tmp", "bench-cluster")
 		}
 		n := slices.Max(sizes)
-		nodes := max(3, (n+n/4+podsPerNode-1)/podsPerNode)
+		nodes := nodesFor(n)
 		fmt.Fprintf(os.Stderr, "bench: starting a local cluster with %d kwok nodes in %s\n", nodes, dir)
 		// A cluster left by an interrupted run is replaced.
 		_ = devcluster.Down(dir, nil)

@@ -18,3 +18,11 @@ func TestControlPlaneIsTheClustersPIDs(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
+
+func TestNodesForRoomForEveryRollout(t *testing.T) {
+	for _, c := range []struct{ n, want int }{{1, 3}, {100, 3}, {1000, 19}, {10000, 182}} {
+		if got := nodesFor(c.n); got != c.want || got*podsPerNode < 2*c.n {
+			t.Errorf("nodesFor(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+}
