@@ -20,7 +20,9 @@ func TestDependentChangesQueueBehindResourceChanges(t *testing.T) {
 	dep := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "released"}}
 	own := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "changed"}}
 	h := coalescing[*metav1.PartialObjectMetadata]{delay: 10 * time.Millisecond,
-		toRequests: func(context.Context, *metav1.PartialObjectMetadata) []reconcile.Request { return []reconcile.Request{dep} }}
+		toRequests: func(context.Context, *metav1.PartialObjectMetadata) []reconcile.Request {
+			return []reconcile.Request{dep}
+		}}
 	obj := &metav1.PartialObjectMetadata{}
 	for range 3 {
 		h.Update(context.Background(), event.TypedUpdateEvent[*metav1.PartialObjectMetadata]{ObjectOld: obj, ObjectNew: obj}, q)

@@ -94,7 +94,7 @@ func TestMeasureAddsTheControlPlaneCPUOfWhatDidNotVanish(t *testing.T) {
 	p := phaseRun{name: PhaseInstall, timeout: 10 * time.Second, log: &strings.Builder{}, label: "floor",
 		act: func(context.Context) error {
 			_ = short.Wait() // gone, and reaped
-			x := 0 // busy, as a control plane serving the phase
+			x := 0           // busy, as a control plane serving the phase
 			for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline); {
 				x++
 			}
