@@ -146,22 +146,29 @@ func waitDrifted(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns
 	return c
 }
 
+// scaledWeb releases DriftApp web with 2 replicas and scales its
+// Deployment to 5 through the scale subresource, as kubectl scale or an
+// HPA does.
+func scaledWeb(t *testing.T, env *testenv.Env, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, newCR(driftAppGVK, ns, "web", map[string]any{"replicas": 2})); err != nil {
+		t.Fatal(err)
+	}
+	waitCRReady(t, env, driftAppGVK, ns, "web")
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+	if err := env.Client.SubResource("scale").Patch(ctx, dep, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":5}}`))); err != nil {
+		t.Fatalf("scaling: %v", err)
+	}
+}
+
 // With drift.ignore on /spec/replicas of Deployments, scaling the released
 // Deployment (as kubectl scale or an HPA does, through the scale
 // subresource) is left alone across reconciles, while a hand edit of a
 // ConfigMap of the same release is still restored.
 func TestDriftIgnoredReplicasSurviveWhileConfigMapIsRestored(t *testing.T) {
 	env, ns, _ := driftFixture(t)
-	ctx := context.Background()
-	if err := env.Client.Create(ctx, newCR(driftAppGVK, ns, "web", map[string]any{"replicas": 2})); err != nil {
-		t.Fatal(err)
-	}
-	waitCRReady(t, env, driftAppGVK, ns, "web")
-
-	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
-	if err := env.Client.SubResource("scale").Patch(ctx, dep, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":5}}`))); err != nil {
-		t.Fatalf("scaling: %v", err)
-	}
+	scaledWeb(t, env, ns)
 	// Each hand edit of the ConfigMap makes the operator reconcile and
 	// restore it; the scaled replicas must survive every one of them.
 	for i := range 3 {
@@ -189,14 +196,7 @@ func TestDriftIgnoredReplicasSurviveWhileConfigMapIsRestored(t *testing.T) {
 func TestUpgradeLeavesIgnoredReplicasAlone(t *testing.T) {
 	env, ns, _ := driftFixture(t)
 	ctx := context.Background()
-	if err := env.Client.Create(ctx, newCR(driftAppGVK, ns, "web", map[string]any{"replicas": 2})); err != nil {
-		t.Fatal(err)
-	}
-	waitCRReady(t, env, driftAppGVK, ns, "web")
-	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
-	if err := env.Client.SubResource("scale").Patch(ctx, dep, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":5}}`))); err != nil {
-		t.Fatalf("scaling: %v", err)
-	}
+	scaledWeb(t, env, ns)
 	// A restored hand edit shows the operator has looked at the release
 	// since the scale.
 	editConfigMap(t, env, ns, "web-config", "hand")
