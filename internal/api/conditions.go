@@ -22,16 +22,19 @@ type Reason string
 
 // The reasons, in the order of docs/conditions.md.
 const (
-	ReasonSucceeded             Reason = "Succeeded"
-	ReasonProgressing           Reason = "Progressing"
-	ReasonNotReleased           Reason = "NotReleased"
-	ReasonPending               Reason = "Pending"
-	ReasonBackoff               Reason = "Backoff"
-	ReasonDeleting              Reason = "Deleting"
-	ReasonInvalidValues         Reason = "InvalidValues"
-	ReasonChartError            Reason = "ChartError"
-	ReasonRetriesExhausted      Reason = "RetriesExhausted"
-	ReasonReadinessTimeout      Reason = "ReadinessTimeout"
+	ReasonSucceeded        Reason = "Succeeded"
+	ReasonProgressing      Reason = "Progressing"
+	ReasonNotReleased      Reason = "NotReleased"
+	ReasonPending          Reason = "Pending"
+	ReasonBackoff          Reason = "Backoff"
+	ReasonDeleting         Reason = "Deleting"
+	ReasonInvalidValues    Reason = "InvalidValues"
+	ReasonChartError       Reason = "ChartError"
+	ReasonRetriesExhausted Reason = "RetriesExhausted"
+	ReasonReadinessTimeout Reason = "ReadinessTimeout"
+	// ReasonReadinessFailed: a released object failed (kstatus Failed, or a
+	// readiness expression's failed held) before the readiness timeout.
+	ReasonReadinessFailed       Reason = "ReadinessFailed"
 	ReasonHookFailed            Reason = "HookFailed"
 	ReasonTransientError        Reason = "TransientError"
 	ReasonInstallSucceeded      Reason = "InstallSucceeded"
@@ -87,7 +90,7 @@ const (
 func Reasons() []Reason {
 	return []Reason{
 		ReasonSucceeded, ReasonProgressing, ReasonNotReleased, ReasonPending, ReasonBackoff, ReasonDeleting,
-		ReasonInvalidValues, ReasonChartError, ReasonRetriesExhausted, ReasonReadinessTimeout,
+		ReasonInvalidValues, ReasonChartError, ReasonRetriesExhausted, ReasonReadinessTimeout, ReasonReadinessFailed,
 		ReasonHookFailed, ReasonTransientError,
 		ReasonInstallSucceeded, ReasonInstallFailed, ReasonUpgradeSucceeded, ReasonUpgradeFailed,
 		ReasonRollbackSucceeded, ReasonRollbackFailed, ReasonUninstallSucceeded, ReasonUninstallFailed,

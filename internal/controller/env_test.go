@@ -169,7 +169,7 @@ func (e *env) newFixture(t *testing.T, o fixtureOptions) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps, err := NewDependents(mgr, []string{ns.Name})
+	deps, err := NewDependents(mgr, []string{ns.Name}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

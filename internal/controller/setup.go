@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -36,7 +37,9 @@ type Dependents struct {
 }
 
 // NewDependents creates the dependents cache and adds it to the manager.
-func NewDependents(mgr manager.Manager, namespaces []string) (*Dependents, error) {
+// Objects of the kinds in whole are cached whole (managedFields aside):
+// readiness expressions may read any of their fields.
+func NewDependents(mgr manager.Manager, namespaces []string, whole []schema.GroupKind) (*Dependents, error) {
 	sel, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchLabels: map[string]string{api.LabelManaged: "true"}})
 	if err != nil {
 		return nil, err
@@ -48,7 +51,7 @@ func NewDependents(mgr manager.Manager, namespaces []string) (*Dependents, error
 		// metadata): nothing reads them from this cache. Full objects
 		// are read from it only for their readiness, and kept reduced to
 		// what that needs.
-		DefaultTransform: reduceForCache,
+		DefaultTransform: reducer(whole),
 	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}
@@ -66,12 +69,15 @@ func NewDependents(mgr manager.Manager, namespaces []string) (*Dependents, error
 	return &Dependents{Cache: c}, nil
 }
 
-// reduceForCache is the dependents cache's transform.
-func reduceForCache(o any) (any, error) {
-	if u, ok := o.(*unstructured.Unstructured); ok {
-		return readiness.Reduce(u), nil
+// reducer is the dependents cache's transform: objects reduced to what
+// kstatus reads, but those of the kinds in whole.
+func reducer(whole []schema.GroupKind) func(o any) (any, error) {
+	return func(o any) (any, error) {
+		if u, ok := o.(*unstructured.Unstructured); ok && !slices.Contains(whole, u.GroupVersionKind().GroupKind()) {
+			return readiness.Reduce(u), nil
+		}
+		return stripManagedFields(o)
 	}
-	return stripManagedFields(o)
 }
 
 var stripManagedFields = cache.TransformStripManagedFields()

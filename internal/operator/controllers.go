@@ -3,6 +3,7 @@ package operator
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,7 +22,11 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 	if err != nil {
 		return fmt.Errorf("creating Helm client: %w", err)
 	}
-	deps, err := controller.NewDependents(op.mgr, o.namespaces)
+	var whole []schema.GroupKind
+	for _, w := range op.watches {
+		whole = append(whole, w.Policy.Health.Kinds()...)
+	}
+	deps, err := controller.NewDependents(op.mgr, o.namespaces, whole)
 	if err != nil {
 		return fmt.Errorf("creating the dependents cache: %w", err)
 	}

@@ -173,14 +173,20 @@ func decideUnready(o Observation, p policyOf) Decision {
 	if !p.Wait || o.ReleasedAt.IsZero() {
 		return d
 	}
-	left := o.ReleasedAt.Add(p.ReadinessTimeout).Sub(o.Now)
-	if left > 0 {
-		d.RequeueAfter = left // only to notice the timeout; progress arrives by watch
-		return d
+	if o.ReadyFailed {
+		// An object failed: the wait is over, as at the timeout.
+		d.Reason = api.ReasonReadinessFailed
+		d.Message = "a released object failed: " + why
+	} else {
+		left := o.ReleasedAt.Add(p.ReadinessTimeout).Sub(o.Now)
+		if left > 0 {
+			d.RequeueAfter = left // only to notice the timeout; progress arrives by watch
+			return d
+		}
+		// Timed out: a failure of this revision.
+		d.Reason = api.ReasonReadinessTimeout
+		d.Message = fmt.Sprintf("not ready within %s: %s", p.ReadinessTimeout, why)
 	}
-	// Timed out: a failure of this revision.
-	d.Reason = api.ReasonReadinessTimeout
-	d.Message = fmt.Sprintf("not ready within %s: %s", p.ReadinessTimeout, why)
 	if o.PreviousDeployed == 0 && !o.Latest.IsRollback && !p.RemediateInstall {
 		// A first install is waited for, not torn down: uninstalling a slow
 		// one (a database) would throw its volumes away and start again.

@@ -186,6 +186,27 @@ func TestDecide(t *testing.T) {
 			o.Latest, o.Ready, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute), 1
 			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Second)
 		}, nil, Decision{State: StateStalled, Reason: api.ReasonReadinessTimeout}},
+		{"a failed object ends an upgrade's wait before the timeout: rolled back", func(o *Observation) {
+			o.Latest, o.Ready, o.ReadyFailed, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second), 1
+		}, nil, Decision{State: StateUnready, Action: ActionRollback, RollbackTo: 1, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessFailed}},
+		{"a failed object in a first install: reported, still waited for", func(o *Observation) {
+			o.Latest, o.Ready, o.ReadyFailed, o.ReleasedAt = rev(1, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second)
+		}, nil, Decision{State: StateUnready, Reason: api.ReasonReadinessFailed}},
+		{"a failed object in a first install is uninstalled when the watch asks", func(o *Observation) {
+			o.Latest, o.Ready, o.ReadyFailed, o.ReleasedAt = rev(1, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second)
+		}, func(p *watches.Policy) { p.RemediateInstall = true },
+			Decision{State: StateUnready, Action: ActionUninstall, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessFailed}},
+		{"a failed object after the rollback stalls: no rollback of a rollback", func(o *Observation) {
+			o.Latest = &Revision{Version: 3, Status: helmrelease.StatusDeployed, Digest: want, IsRollback: true}
+			o.Ready, o.ReadyFailed, o.ReleasedAt, o.PreviousDeployed = false, true, t0.Add(-10*time.Second), 1
+		}, nil, Decision{State: StateStalled, CountFailure: true, Reason: api.ReasonReadinessFailed}},
+		{"a failed object without wait is only reported", func(o *Observation) {
+			o.Latest, o.Ready, o.ReadyFailed, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second), 1
+		}, func(p *watches.Policy) { p.Wait = false }, Decision{State: StateUnready}},
+		{"a failure counted once", func(o *Observation) {
+			o.Latest, o.Ready, o.ReadyFailed, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second), 1
+			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Second)
+		}, nil, Decision{State: StateStalled, Reason: api.ReasonReadinessFailed}},
 		{"in sync does nothing", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, want) }, nil,
 			Decision{State: StateInSync}},
 		{"deleting uninstalls", func(o *Observation) {

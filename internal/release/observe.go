@@ -176,7 +176,7 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if err != nil {
 		return o, nil, err
 	}
-	if err := e.observeObjects(ctx, key, l.Version, objs, t.Watch.Policy.DriftIgnore, &o); err != nil {
+	if err := e.observeObjects(ctx, key, l.Version, objs, &t.Watch.Policy, &o); err != nil {
 		return o, objs, err
 	}
 	owner := ownership.Owner{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
@@ -214,7 +214,7 @@ func (e *Engine) objects(ctx context.Context, ref watches.ReleaseRef, version in
 
 // observeObjects fills drift (unless the drift mode is disabled) and
 // readiness from the released objects.
-func (e *Engine) observeObjects(ctx context.Context, key string, version int, objs []object, ignore []watches.DriftIgnore, o *Observation) error {
+func (e *Engine) observeObjects(ctx context.Context, key string, version int, objs []object, p *watches.Policy, o *Observation) error {
 	res := readiness.Result{Ready: true}
 	fresh := e.drift.takeFresh(key, version)
 	checkDrift := o.DriftMode != watches.DriftDisabled
@@ -234,7 +234,7 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 			continue
 		}
 		if checkDrift {
-			fields, err := e.drift.edited(ctx, e, key, ob, m, fresh, ignore)
+			fields, err := e.drift.edited(ctx, e, key, ob, m, fresh, p.DriftIgnore)
 			if err != nil {
 				return err
 			}
@@ -242,11 +242,11 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 				o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftEdited, fields: fields})
 			}
 		}
-		if err := e.readinessOf(ctx, key, ob, m, &res); err != nil {
+		if err := e.readinessOf(ctx, key, ob, m, p.Health, &res); err != nil {
 			return err
 		}
 	}
-	o.Ready = res.Ready
+	o.Ready, o.ReadyFailed = res.Ready, res.Failed
 	if !res.Ready {
 		o.NotReady = res.Message()
 	}

@@ -19,8 +19,8 @@ type readyAt struct {
 }
 
 // readinessOf folds one object's readiness into res.
-func (e *Engine) readinessOf(ctx context.Context, key string, ob object, m *metav1.PartialObjectMetadata, res *readiness.Result) error {
-	if !ob.needsStatus {
+func (e *Engine) readinessOf(ctx context.Context, key string, ob object, m *metav1.PartialObjectMetadata, rules *readiness.Rules, res *readiness.Result) error {
+	if !ob.needsStatus && rules.For(ob.GVK.GroupKind()) == nil {
 		return nil // exists, and has nothing to wait for
 	}
 	if r, ok := e.ready.get(key, m.GetUID()); ok && r.rv == m.GetResourceVersion() {
@@ -31,7 +31,7 @@ func (e *Engine) readinessOf(ctx context.Context, key string, ob object, m *meta
 	if err != nil {
 		return err
 	}
-	current, failed, why := readiness.Check(full)
+	current, failed, why := rules.Check(full)
 	e.ready.set(key, full.GetUID(), readyAt{rv: full.GetResourceVersion(), current: current, failed: failed, why: why})
 	res.Add(current, failed, why)
 	return nil

@@ -98,8 +98,12 @@ type Observation struct {
 	// DriftMode is the resource's drift mode (its chartkeeper.dev/drift
 	// annotation, else the watch's); "": the watch's.
 	DriftMode watches.DriftMode
-	// Ready: every released object is Current (kstatus).
+	// Ready: every released object is Current (kstatus, or the watch's
+	// readiness expressions for their kind).
 	Ready bool
+	// ReadyFailed: a released object has Failed (it will not become
+	// Current without a change): the readiness wait is over.
+	ReadyFailed bool
 	// NotReady says which objects are not Ready and why.
 	NotReady string
 	// ReleasedAt is when Latest was made by us (readiness timeout start).

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/chartkeeper/chartkeeper/internal/readiness"
 )
 
 // chartkeeper's own watch fields, beyond helm-operator's. Every one is
@@ -63,6 +65,26 @@ type Readiness struct {
 	// False ReadinessTimeout and keeps waiting; a slow database's volumes
 	// are not thrown away and made again.
 	RemediateInstall bool `json:"remediateInstall,omitempty"`
+	// Expressions say in CEL when released objects of a kind kstatus cannot
+	// read are ready, or have failed (see ReadinessExpression).
+	Expressions []ReadinessExpression `json:"expressions,omitempty"`
+}
+
+// ReadinessExpression is the readiness of one kind in CEL, evaluated over
+// each released object of that kind instead of kstatus (see
+// readiness.Expressions for what an expression sees and the order they
+// are tried in). A Failed object ends the readiness wait at once, as a
+// timeout would.
+type ReadinessExpression struct {
+	// APIVersion and Kind name the kind (its group; any version).
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Current holds when the object is ready. Required.
+	Current string `json:"current"`
+	// Failed holds when the object has failed and will not become ready.
+	Failed string `json:"failed,omitempty"`
+	// InProgress holds while the object is being worked on.
+	InProgress string `json:"inProgress,omitempty"`
 }
 
 // Uninstall configures deletion of a custom resource.
@@ -97,6 +119,9 @@ type Policy struct {
 	// RemediateInstall: a first install not ready in time is remediated
 	// (readiness.remediateInstall); by default it is waited for.
 	RemediateInstall bool
+	// Health judges the readiness of kinds with readiness.expressions;
+	// nil: kstatus judges every kind.
+	Health *readiness.Rules
 }
 
 // Backoff returns the wait before attempt number failures+1.
@@ -163,6 +188,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 		p.Wait = boolOr(r.Wait, true)
 		p.ReadinessTimeout = durOr(r.Timeout, DefaultReadinessTimeout)
 		p.RemediateInstall = r.RemediateInstall
+		p.Health = resolveExpressions(r.Expressions, add)
 	}
 	p.DriftMode, p.DriftIgnore = w.Drift.resolve(add)
 	if u := w.Uninstall; u != nil {

@@ -217,11 +217,7 @@ func waitReady(t *testing.T, env *testenv.Env, ns, name string, rev int) api.Sta
 // patchSpec merges spec into the App's spec.
 func patchSpec(t *testing.T, env *testenv.Env, ns, name string, spec map[string]any) {
 	t.Helper()
-	u := newApp(ns, name, nil)
-	b := fmt.Sprintf(`{"spec":%s}`, mustJSON(spec))
-	if err := env.Client.Patch(context.Background(), u, client.RawPatch("application/merge-patch+json", []byte(b))); err != nil {
-		t.Fatal(err)
-	}
+	patchCR(t, env, appGVK, ns, name, spec)
 }
 
 // deleteApps deletes every App in ns and waits until they are gone (the
