@@ -34,7 +34,14 @@ const (
 	ReasonReadinessTimeout Reason = "ReadinessTimeout"
 	// ReasonReadinessFailed: a released object failed (kstatus Failed, or a
 	// readiness expression's failed held) before the readiness timeout.
-	ReasonReadinessFailed       Reason = "ReadinessFailed"
+	ReasonReadinessFailed Reason = "ReadinessFailed"
+	// Manual approval (docs/plan-approve.md): a plan was written and awaits
+	// approval; computing it failed; an approval names a plan that is not
+	// the current one.
+	ReasonPlanned               Reason = "Planned"
+	ReasonPlanFailed            Reason = "PlanFailed"
+	ReasonAwaitingApproval      Reason = "AwaitingApproval"
+	ReasonApprovalStale         Reason = "ApprovalStale"
 	ReasonHookFailed            Reason = "HookFailed"
 	ReasonTransientError        Reason = "TransientError"
 	ReasonInstallSucceeded      Reason = "InstallSucceeded"
@@ -91,6 +98,7 @@ func Reasons() []Reason {
 	return []Reason{
 		ReasonSucceeded, ReasonProgressing, ReasonNotReleased, ReasonPending, ReasonBackoff, ReasonDeleting,
 		ReasonInvalidValues, ReasonChartError, ReasonRetriesExhausted, ReasonReadinessTimeout, ReasonReadinessFailed,
+		ReasonPlanned, ReasonPlanFailed, ReasonAwaitingApproval, ReasonApprovalStale,
 		ReasonHookFailed, ReasonTransientError,
 		ReasonInstallSucceeded, ReasonInstallFailed, ReasonUpgradeSucceeded, ReasonUpgradeFailed,
 		ReasonRollbackSucceeded, ReasonRollbackFailed, ReasonUninstallSucceeded, ReasonUninstallFailed,

@@ -58,6 +58,11 @@ type Status struct {
 	// while it waits, when it says more than Backoff (MissingDependency,
 	// Forbidden: what is missing); cleared with the backoff.
 	BackoffReason string `json:"backoffReason,omitempty"`
+	// Plan is the upgrade awaiting approval (manual approval only).
+	Plan *PlanStatus `json:"plan,omitempty"`
+	// AppliedPlan is the digest of the last plan approved and applied: an
+	// approval annotation still naming it approves nothing new.
+	AppliedPlan string `json:"appliedPlan,omitempty"`
 }
 
 // ReleaseStatus summarises the release of a custom resource.
@@ -124,6 +129,9 @@ func (st *Status) DeepCopy() *Status {
 	}
 	if st.App != nil {
 		out.App = runtime.DeepCopyJSON(st.App)
+	}
+	if st.Plan != nil {
+		out.Plan = st.Plan.deepCopy()
 	}
 	return &out
 }

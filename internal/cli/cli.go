@@ -26,6 +26,7 @@ func usage() string {
 	line("manifests", "generate CRDs, RBAC and samples from watches.yaml into config/")
 	line("create-api", "package a chart as a new kind (chart, watch, CRD, RBAC, sample)")
 	line("images", "list the images the bundled charts release")
+	line("diff -f cr.yaml", "print what applying custom resources would change in their releases (the plan of upgrade.approval: manual)")
 	for _, c := range apps.Commands() {
 		line(c.Name, c.Usage)
 	}
@@ -49,6 +50,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return createAPICommand(args[1:], stdout, stderr)
 	case "images":
 		return imagesCommand(args[1:], stdout, stderr)
+	case "diff":
+		return diffCommand(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "chartkeeper", version.String())
 		return ExitOK

@@ -204,12 +204,7 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 	if err != nil {
 		return nil, err
 	}
-	up := action.NewUpgrade(cfg)
-	up.Namespace, up.MaxHistory, up.Timeout = r.Namespace, r.MaxHistory, r.Timeout
-	up.Labels, up.PostRenderer, up.Description = r.Labels, r.PostRenderer, r.Description
-	up.DisableHooks, up.Force = r.DisableHooks, r.Force
-	// Empty values must not make Helm copy the previous revision's.
-	up.ResetValues = true
+	up := c.newUpgrade(cfg, r)
 	holdIf(cfg, r.Covered)
 	ctx, cancel := Bound(ctx, r.Timeout)
 	// Not canceled on return: Helm's upgrade watches the context in a
@@ -218,6 +213,18 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 	defer time.AfterFunc(upgradeCancelDelay, cancel)
 	rel, err := up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
 	return rel, c.explainTimeout(ctx, joinFlush(cfg, err), r.Timeout, r.Name, r.Namespace)
+}
+
+// newUpgrade is Helm's upgrade action with the request's options (Upgrade
+// runs it; Plan runs it dry).
+func (c *Client) newUpgrade(cfg *action.Configuration, r Request) *action.Upgrade {
+	up := action.NewUpgrade(cfg)
+	up.Namespace, up.MaxHistory, up.Timeout = r.Namespace, r.MaxHistory, r.Timeout
+	up.Labels, up.PostRenderer, up.Description = r.Labels, r.PostRenderer, r.Description
+	up.DisableHooks, up.Force = r.DisableHooks, r.Force
+	// Empty values must not make Helm copy the previous revision's.
+	up.ResetValues = true
+	return up
 }
 
 // Rollback rolls the release back to revision toRevision, as a new

@@ -65,6 +65,8 @@ func StatusSchema() apiextv1.JSONSchemaProps {
 				XPreserveUnknownFields: ptrBool(true)},
 			"lastHandledReconcileAt": str("The last value of the chartkeeper.dev/reconcile-requested-at annotation acted on."),
 			"backoffReason":          str("The reason a backed-off failure is reported with while it waits (MissingDependency, Forbidden), when it says more than Backoff."),
+			"plan":                   planSchema(),
+			"appliedPlan":            str("Digest of the last plan approved and applied."),
 		},
 	}
 }

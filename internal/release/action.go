@@ -20,9 +20,9 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
-// action is one of the seven things a step can do. Each lives in its own
+// action is one of the eight things a step can do. Each lives in its own
 // file (install.go, upgrade.go, rollback.go, uninstall.go, unlock.go,
-// correctdrift.go, prune.go) and tells its whole story there: what it runs,
+// correctdrift.go, prune.go, plan.go) and tells its whole story there: what it runs,
 // and how its success and its failure are recorded (the Event and its
 // reason, whether a failure counts toward remediation, status.release, the
 // Released and Remediated conditions). Decide chooses the action; act runs
@@ -73,6 +73,8 @@ func actionFor(d Decision) action {
 		return correctDrift{}
 	case ActionPrune:
 		return prune{}
+	case ActionPlan:
+		return &plan{}
 	}
 	return nil
 }

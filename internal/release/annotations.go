@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
 // steering is what a custom resource's annotations ask of its release
@@ -26,9 +27,11 @@ type steering struct {
 	installDisableHooks, upgradeDisableHooks, uninstallDisableHooks bool
 	upgradeForce, rollbackForce                                     bool
 	installDescription, upgradeDescription, uninstallDescription    string
-	// uninstallWait and reconcilePeriod override the watch's (nil: keep it).
+	// uninstallWait, reconcilePeriod and approval override the watch's
+	// (nil, "": keep it).
 	uninstallWait   *bool
 	reconcilePeriod *time.Duration
+	approval        watches.Approval
 	// refused says which annotations are refused and why (nil: none).
 	refused error
 }
@@ -101,6 +104,13 @@ func steeringOf(annotations map[string]string) steering {
 		refuse(api.AnnotationSuspend, `must be "true" or "false", got %q`, v)
 	}
 	s.reconcileRequest = annotations[api.AnnotationReconcileRequestedAt]
+	if v, ok := annotations[api.AnnotationApproval]; ok {
+		a, err := watches.ParseApproval(v)
+		if err != nil {
+			refuse(api.AnnotationApproval, "%v", err)
+		}
+		s.approval = a
+	}
 	keys := make([]string, 0, len(annotations))
 	for k := range annotations {
 		if strings.HasPrefix(k, api.HelmOperatorDomain) {
@@ -144,6 +154,9 @@ func (s steering) overlay(t Target) Target {
 	}
 	if s.reconcilePeriod != nil {
 		t.Watch.ReconcilePeriod = &metav1.Duration{Duration: *s.reconcilePeriod}
+	}
+	if s.approval != "" {
+		t.Watch.Policy.Approval = s.approval
 	}
 	return t
 }

@@ -86,6 +86,7 @@ func (s *step) summarize(res Result) {
 		}
 	}
 	s.setDrifted(res)
+	s.settlePlan()
 	s.setReadiness(s.verdict(res))
 }
 
@@ -96,8 +97,11 @@ func (s *step) verdict(res Result) verdict {
 	switch {
 	case res.Ran == ActionNone && d.State == StateInSync && !d.BackingOff:
 		return verdict{ready: true, reason: api.ReasonSucceeded, message: d.Message}
-	case d.State == StateSuspended:
+	case d.State == StateSuspended || d.State == StateAwaitingApproval && res.ActionErr == nil:
+		// Nothing under way, nothing stuck: a person is to act.
 		return verdict{suspended: true, reason: d.Reason, message: d.Message}
+	case d.State == StateAwaitingApproval:
+		return verdict{reason: api.ReasonPlanFailed, message: fmt.Sprintf("computing the plan failed: %v", res.ActionErr)}
 	case d.State == StateStalled || terminal:
 		v := verdict{stalled: true, reason: d.Reason, message: d.Message}
 		if res.ActionErr != nil {

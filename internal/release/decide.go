@@ -68,6 +68,9 @@ func decide(o Observation, p policyOf) Decision {
 		if o.OutOfBand != "" && state == StateOutOfSync {
 			return Decision{State: state, Action: ActionUpgrade, Reason: api.ReasonChangedOutside, Message: o.OutOfBand}
 		}
+		if d, held := approvalGate(o); held && state == StateOutOfSync {
+			return d
+		}
 		return Decision{State: state, Action: ActionUpgrade, Reason: api.ReasonProgressing,
 			Message: fmt.Sprintf("revision %d does not match the desired chart and values", l.Version)}
 	}

@@ -207,6 +207,27 @@ func TestDecide(t *testing.T) {
 			o.Latest, o.Ready, o.ReadyFailed, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second), 1
 			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Second)
 		}, nil, Decision{State: StateStalled, Reason: api.ReasonReadinessFailed}},
+		{"manual approval: a change is planned, not upgraded", func(o *Observation) {
+			o.Latest, o.ManualApproval, o.PlanDigest = rev(1, helmrelease.StatusDeployed, old), true, "p1"
+		}, nil, Decision{State: StateAwaitingApproval, Action: ActionPlan, Reason: api.ReasonAwaitingApproval}},
+		{"manual approval: a planned change waits", func(o *Observation) {
+			o.Latest, o.ManualApproval, o.PlanDigest, o.Planned = rev(1, helmrelease.StatusDeployed, old), true, "p1", "p1"
+		}, nil, Decision{State: StateAwaitingApproval, Reason: api.ReasonAwaitingApproval}},
+		{"manual approval: a plan made for other values is made again", func(o *Observation) {
+			o.Latest, o.ManualApproval, o.PlanDigest, o.Planned, o.Approved = rev(1, helmrelease.StatusDeployed, old), true, "p2", "p1", "p1"
+		}, nil, Decision{State: StateAwaitingApproval, Action: ActionPlan, Reason: api.ReasonAwaitingApproval}},
+		{"manual approval: an approval of another plan is refused", func(o *Observation) {
+			o.Latest, o.ManualApproval, o.PlanDigest, o.Planned, o.Approved = rev(1, helmrelease.StatusDeployed, old), true, "p2", "p2", "p1"
+		}, nil, Decision{State: StateAwaitingApproval, Reason: api.ReasonApprovalStale}},
+		{"manual approval: the approved plan upgrades", func(o *Observation) {
+			o.Latest, o.ManualApproval, o.PlanDigest, o.Planned, o.Approved = rev(1, helmrelease.StatusDeployed, old), true, "p1", "p1", "p1"
+		}, nil, Decision{State: StateOutOfSync, Action: ActionUpgrade, Reason: api.ReasonProgressing}},
+		{"manual approval: a failed upgrade's retry is not held", func(o *Observation) {
+			o.Latest, o.ManualApproval, o.PlanDigest = &Revision{Version: 3, Status: helmrelease.StatusFailed, Digest: old, IsRollback: true}, true, "p1"
+		}, nil, Decision{State: StateFailed, Action: ActionUpgrade, Reason: api.ReasonProgressing}},
+		{"manual approval: in sync, nothing to approve", func(o *Observation) {
+			o.Latest, o.ManualApproval, o.PlanDigest = rev(2, helmrelease.StatusDeployed, want), true, "p1"
+		}, nil, Decision{State: StateInSync}},
 		{"in sync does nothing", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, want) }, nil,
 			Decision{State: StateInSync}},
 		{"deleting uninstalls", func(o *Observation) {

@@ -44,6 +44,9 @@ type Helm interface {
 	// release storage holds them now (its own writes included, which a
 	// cache may not show yet; the API server when it knows of none).
 	StoredRevisions(ctx context.Context, name, namespace string) ([]helm.Revision, error)
+	// Plan tells what Upgrade(r) would change, from dry runs against the
+	// live objects; it stores and applies nothing.
+	Plan(ctx context.Context, r helm.Request) (*helm.Plan, error)
 	// Mapper is the REST mapper Helm uses (nil offline).
 	Mapper() meta.RESTMapper
 }

@@ -144,6 +144,7 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	}
 	l := revs[len(revs)-1]
 	o.Latest = &Revision{Version: l.Version, Status: l.Status, Digest: l.Labels[api.LabelDigest]}
+	o.observeApproval(t.Watch.Policy.Approval, obj.GetAnnotations(), st)
 	if l.Status.IsPending() {
 		o.PendingSince, o.ActionRunning = l.Modified, e.running.has(key)
 	}

@@ -43,6 +43,10 @@ const (
 	// StateSuspended: the annotation chartkeeper.dev/suspend is "true":
 	// nothing is done but the uninstall of a deleted resource.
 	StateSuspended State = "Suspended"
+	// StateAwaitingApproval: the desired chart or values changed and the
+	// watch (or resource) wants upgrades approved: the upgrade's plan is in
+	// status.plan, and nothing is done until it is approved (plan.go).
+	StateAwaitingApproval State = "AwaitingApproval"
 )
 
 // ActionKind is the one action a step runs.
@@ -58,6 +62,9 @@ const (
 	ActionUnlock       ActionKind = "Unlock"
 	ActionCorrectDrift ActionKind = "CorrectDrift"
 	ActionPrune        ActionKind = "Prune"
+	// ActionPlan writes the plan of an upgrade awaiting approval; it
+	// changes nothing else.
+	ActionPlan ActionKind = "Plan"
 )
 
 // Revision is what is known of a stored release revision.
@@ -101,6 +108,13 @@ type Observation struct {
 	// Ready: every released object is Current (kstatus, or the watch's
 	// readiness expressions for their kind).
 	Ready bool
+	// ManualApproval: upgrades wait for a person's approval of their plan
+	// (upgrade.approval: manual, or the resource's annotation). Then
+	// PlanDigest is the plan the desired chart and values make from Latest,
+	// Planned the plan status.plan holds, and Approved the plan the
+	// resource's chartkeeper.dev/approve names ("" once applied).
+	ManualApproval                bool
+	PlanDigest, Planned, Approved string
 	// ReadyFailed: a released object has Failed (it will not become
 	// Current without a change): the readiness wait is over.
 	ReadyFailed bool

@@ -34,6 +34,7 @@ func (upgrade) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 // UpgradeSucceeded, Remediated dropped.
 func (u upgrade) succeeded(s *step, out outcome) {
 	s.releasedDesired(u, out, api.ReasonUpgradeSucceeded)
+	s.planApplied()
 }
 
 // failed: a missing namespace or CRD, or RBAC, before Helm stored anything

@@ -90,6 +90,7 @@ func TestParseErrorsNameEntryAndField(t *testing.T) {
 		{"expression does not compile", "- version: v1\n  kind: Foo\n  chart: chart\n  readiness: {expressions: [{apiVersion: x.io/v1, kind: W, current: 'true', failed: 'status.phase =='}]}", []string{`field "readiness.expressions[0]"`, "failed: "}},
 		{"expression not boolean", "- version: v1\n  kind: Foo\n  chart: chart\n  readiness: {expressions: [{apiVersion: x.io/v1, kind: W, current: \"'yes'\"}]}", []string{`field "readiness.expressions[0]"`, "must be a boolean expression"}},
 		{"expression kind twice", "- version: v1\n  kind: Foo\n  chart: chart\n  readiness: {expressions: [{apiVersion: x.io/v1, kind: W, current: 'true'}, {apiVersion: x.io/v2, kind: W, current: 'false'}]}", []string{`field "readiness.expressions[1]"`, "already has expressions (entry 0)"}},
+		{"bad approval", "- version: v1\n  kind: Foo\n  chart: chart\n  upgrade: {approval: later}", []string{`field "upgrade.approval"`, `"later" is not an approval`, `"auto"`, `"manual"`}},
 		{"bad release name template", "- version: v1\n  kind: Foo\n  chart: chart\n  releaseName: '{{ .Name '", []string{`field "releaseName"`}},
 		{"unknown nested field", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {corect: false}", []string{`unknown field "corect"`}},
 		{"bad drift mode", "- version: v1\n  kind: Foo\n  chart: chart\n  drift: {mode: fix}", []string{`field "drift.mode"`, `"fix" is not a drift mode`}},

@@ -122,6 +122,9 @@ type Policy struct {
 	// Health judges the readiness of kinds with readiness.expressions;
 	// nil: kstatus judges every kind.
 	Health *readiness.Rules
+	// Approval is upgrade.approval: ApprovalManual makes an upgrade wait
+	// for a person's approval of its plan.
+	Approval Approval
 }
 
 // Backoff returns the wait before attempt number failures+1.
@@ -191,6 +194,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 		p.Health = resolveExpressions(r.Expressions, add)
 	}
 	p.DriftMode, p.DriftIgnore = w.Drift.resolve(add)
+	p.Approval = w.Upgrade.resolve(add)
 	if u := w.Uninstall; u != nil {
 		p.UninstallWait = boolOr(u.Wait, true)
 		p.UninstallTimeout = durOr(u.Timeout, DefaultUninstallTimeout)

@@ -54,8 +54,11 @@ type Watch struct {
 	MaxHistory  *int         `json:"maxHistory,omitempty"`
 	Remediation *Remediation `json:"remediation,omitempty"`
 	Readiness   *Readiness   `json:"readiness,omitempty"`
-	Drift       *Drift       `json:"drift,omitempty"`
-	Uninstall   *Uninstall   `json:"uninstall,omitempty"`
+	// Upgrade says whether upgrades wait for a person's approval of their
+	// plan (see UpgradeConfig).
+	Upgrade   *UpgradeConfig `json:"upgrade,omitempty"`
+	Drift     *Drift         `json:"drift,omitempty"`
+	Uninstall *Uninstall     `json:"uninstall,omitempty"`
 	// Hooks turns on built-in Go hooks (credentials, TLS, status fields).
 	Hooks *HookConfig `json:"hooks,omitempty"`
 	// Images relocates released images to a mirror registry.

@@ -1,0 +1,62 @@
+package release
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/helm"
+)
+
+// FilePlan is the plan of the upgrade a custom resource (as written in a
+// file, say) would make of its release: status.plan as the operator would
+// write it, and every change in full for a diff.
+type FilePlan struct {
+	// Status is what status.plan would say; its Digest is the digest a
+	// person approves.
+	Status *api.PlanStatus
+	// Changes are the changes in full, as the API server answered the dry
+	// runs.
+	Changes []helm.Change
+	// Redact hides the values the chart marks secret in any text.
+	Redact func(string) string
+	// Release names the release.
+	ReleaseName, ReleaseNamespace string
+}
+
+// Plan computes, without an operator, what applying obj would do to its
+// release if the desired chart and values it makes were upgraded to: the
+// plan the operator writes for manual approval (plan.go), with the same
+// digest for the same spec and release. obj carries the spec to plan (from
+// a file) and the identity of the resource in the cluster (its UID, which
+// released objects are labelled with). A resource without a release yet
+// has nothing to plan against: applying it installs.
+func (e *Engine) Plan(ctx context.Context, t Target, obj *unstructured.Unstructured) (*FilePlan, error) {
+	sg := steeringOf(obj.GetAnnotations())
+	t = sg.overlay(t)
+	ctx = helm.WithStorage(ctx, helm.Storage(t.Watch.ReleaseStorage()))
+	s := &step{e: e, t: t, obj: obj, st: &api.Status{}, steer: sg, chain: hookChain(e.hooks.For(t.Watch.GroupVersionKind().GroupKind()))}
+	if err := s.desire(ctx); err != nil {
+		return nil, fmt.Errorf("Go hooks: %w", err)
+	}
+	if s.d.err != nil {
+		return nil, s.d.err
+	}
+	revs, err := e.helm.StoredRevisions(ctx, s.d.ref.Name, s.d.ref.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if len(revs) == 0 {
+		return nil, fmt.Errorf("release %s/%s does not exist: applying the resource installs it (nothing to plan against)", s.d.ref.Namespace, s.d.ref.Name)
+	}
+	s.o.DesiredDigest = s.d.digest
+	s.o.PlanDigest = planDigest(s.d.digest, revs[len(revs)-1].Version)
+	hp, err := e.planOf(ctx, s)
+	if err != nil {
+		return nil, s.d.redact.Error(err)
+	}
+	return &FilePlan{Status: planStatus(hp, s.o.PlanDigest, t.Watch), Changes: hp.Changes, Redact: s.d.redact.Redact,
+		ReleaseName: s.d.ref.Name, ReleaseNamespace: s.d.ref.Namespace}, nil
+}
