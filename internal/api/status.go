@@ -58,6 +58,12 @@ type Status struct {
 	// while it waits, when it says more than Backoff (MissingDependency,
 	// Forbidden: what is missing); cleared with the backoff.
 	BackoffReason string `json:"backoffReason,omitempty"`
+	// History is the last MaxHistory attempts (actions run on the
+	// release), newest first (history.go).
+	History []Attempt `json:"history,omitempty"`
+	// Inventory is what the release's revision holds and how much of it
+	// is ready (inventory.go); nil when there is no release.
+	Inventory *Inventory `json:"inventory,omitempty"`
 }
 
 // ReleaseStatus summarises the release of a custom resource.
@@ -124,6 +130,16 @@ func (st *Status) DeepCopy() *Status {
 	}
 	if st.App != nil {
 		out.App = runtime.DeepCopyJSON(st.App)
+	}
+	if st.History != nil { // an Attempt holds values only
+		out.History = append([]Attempt(nil), st.History...)
+	}
+	if st.Inventory != nil {
+		inv := *st.Inventory
+		if inv.Entries != nil {
+			inv.Entries = append([]InventoryEntry(nil), inv.Entries...)
+		}
+		out.Inventory = &inv
 	}
 	return &out
 }
