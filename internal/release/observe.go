@@ -213,9 +213,10 @@ func (e *Engine) objects(ctx context.Context, ref watches.ReleaseRef, version in
 }
 
 // observeObjects fills drift (unless the drift mode is disabled) and
-// readiness from the released objects.
+// readiness, overall and per object, from the released objects.
 func (e *Engine) observeObjects(ctx context.Context, key string, version int, objs []object, ignore []watches.DriftIgnore, o *Observation) error {
 	res := readiness.Result{Ready: true}
+	o.Objects = make([]observedObject, 0, len(objs))
 	fresh := e.drift.takeFresh(key, version)
 	checkDrift := o.DriftMode != watches.DriftDisabled
 	for _, ob := range objs {
@@ -231,6 +232,7 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 				o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftDeleted})
 			}
 			res.Add(false, false, ob.String()+": missing")
+			o.Objects = append(o.Objects, observedObject{object: ob, state: api.ObjectMissing})
 			continue
 		}
 		if checkDrift {
@@ -242,9 +244,12 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 				o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftEdited, fields: fields})
 			}
 		}
-		if err := e.readinessOf(ctx, key, ob, m, &res); err != nil {
+		r, err := e.readinessOf(ctx, key, ob, m)
+		if err != nil {
 			return err
 		}
+		res.Add(r.current, r.failed, r.why)
+		o.Objects = append(o.Objects, observed(ob, r))
 	}
 	o.Ready = res.Ready
 	if !res.Ready {
