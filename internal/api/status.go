@@ -63,6 +63,12 @@ type Status struct {
 	// AppliedPlan is the digest of the last plan approved and applied: an
 	// approval annotation still naming it approves nothing new.
 	AppliedPlan string `json:"appliedPlan,omitempty"`
+	// History is the last MaxHistory attempts (actions run on the
+	// release), newest first (history.go).
+	History []Attempt `json:"history,omitempty"`
+	// Inventory is what the release's revision holds and how much of it
+	// is ready (inventory.go); nil when there is no release.
+	Inventory *Inventory `json:"inventory,omitempty"`
 }
 
 // ReleaseStatus summarises the release of a custom resource.
@@ -132,6 +138,16 @@ func (st *Status) DeepCopy() *Status {
 	}
 	if st.Plan != nil {
 		out.Plan = st.Plan.deepCopy()
+	}
+	if st.History != nil { // an Attempt holds values only
+		out.History = append([]Attempt(nil), st.History...)
+	}
+	if st.Inventory != nil {
+		inv := *st.Inventory
+		if inv.Entries != nil {
+			inv.Entries = append([]InventoryEntry(nil), inv.Entries...)
+		}
+		out.Inventory = &inv
 	}
 	return &out
 }

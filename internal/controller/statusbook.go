@@ -86,7 +86,9 @@ func (b *statusBook) forget(uid types.UID) {
 }
 
 // rewordedOnly reports whether b differs from a only in the messages of
-// its conditions.
+// its conditions and in status.inventory: the readiness of each released
+// object moves with each step of a rollout as the messages do, and is
+// written with them (docs/status-history.md).
 func rewordedOnly(a, b api.Status) bool {
 	if len(a.Conditions) != len(b.Conditions) {
 		return false
@@ -95,6 +97,7 @@ func rewordedOnly(a, b api.Status) bool {
 	for i := range a.Conditions {
 		a.Conditions[i].Message, b.Conditions[i].Message = "", ""
 	}
+	a.Inventory, b.Inventory = nil, nil
 	return equality.Semantic.DeepEqual(a, b)
 }
 

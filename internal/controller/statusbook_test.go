@@ -15,6 +15,16 @@ func TestHoldBack(t *testing.T) {
 		return api.Status{ObservedGeneration: 2, Conditions: []metav1.Condition{{Type: api.ConditionReady, Status: status, Reason: reason, Message: msg}}}
 	}
 	rolling := cond(metav1.ConditionFalse, "Progressing", "not ready: Deployment web: InProgress: Updated: 0/1")
+	inventory := func(st api.Status, revision int, state api.ObjectState) api.Status {
+		out := st.DeepCopy()
+		out.Inventory = &api.Inventory{Revision: revision, Total: 1, Entries: []api.InventoryEntry{{Kind: "Deployment", Name: "web", State: state}}}
+		return *out
+	}
+	history := func(st api.Status) api.Status {
+		out := st.DeepCopy()
+		out.History = append(out.History, api.Attempt{Action: "Upgrade", Result: api.AttemptSucceeded})
+		return *out
+	}
 	for _, c := range []struct {
 		name      string
 		persisted api.Status
@@ -28,6 +38,10 @@ func TestHoldBack(t *testing.T) {
 		{"a new reason is written at once", rolling, cond(metav1.ConditionFalse, "Backoff", "x"), at, at.Add(100 * time.Millisecond), 0},
 		{"a new generation is written at once", rolling, func() api.Status { s := rolling.DeepCopy(); s.ObservedGeneration = 3; return *s }(), at, at.Add(100 * time.Millisecond), 0},
 		{"not written here (cached status): written at once", rolling, cond(metav1.ConditionFalse, "Progressing", "other words"), time.Time{}, at, 0},
+		{"an object's readiness alone waits", inventory(rolling, 2, api.ObjectNotReady), inventory(rolling, 2, api.ObjectReady), at, at.Add(time.Second), statusDebounce - time.Second},
+		{"a first inventory waits", rolling, inventory(rolling, 2, api.ObjectNotReady), at, at.Add(time.Second), statusDebounce - time.Second},
+		{"an inventory with a new reason is written at once", inventory(rolling, 2, api.ObjectNotReady), inventory(cond(metav1.ConditionTrue, "Succeeded", "all ready"), 2, api.ObjectReady), at, at.Add(time.Second), 0},
+		{"a new attempt is written at once", rolling, history(rolling), at, at.Add(time.Second), 0},
 	} {
 		if got := holdBack(c.persisted, c.st, c.at, c.now); got != c.want {
 			t.Errorf("%s: holdBack = %s, want %s", c.name, got, c.want)

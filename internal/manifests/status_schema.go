@@ -1,6 +1,10 @@
 package manifests
 
-import apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+import (
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+)
 
 func str(desc string) apiextv1.JSONSchemaProps {
 	return apiextv1.JSONSchemaProps{Type: "string", Description: desc}
@@ -67,11 +71,74 @@ func StatusSchema() apiextv1.JSONSchemaProps {
 			"backoffReason":          str("The reason a backed-off failure is reported with while it waits (MissingDependency, Forbidden), when it says more than Backoff."),
 			"plan":                   planSchema(),
 			"appliedPlan":            str("Digest of the last plan approved and applied."),
+			"history":                historySchema(),
+			"inventory":              inventorySchema(),
+		},
+	}
+}
+
+// historySchema is the schema of api.Status.History.
+func historySchema() apiextv1.JSONSchemaProps {
+	return apiextv1.JSONSchemaProps{
+		Type: "array", Description: "The last attempts (actions run on the release), newest first.",
+		MaxItems: ptrInt(api.MaxHistory),
+		Items: &apiextv1.JSONSchemaPropsOrArray{Schema: &apiextv1.JSONSchemaProps{
+			Type:     "object",
+			Required: []string{"action", "startedAt", "finishedAt", "result", "reason"},
+			Properties: map[string]apiextv1.JSONSchemaProps{
+				"action":       str("Install, Upgrade, Rollback, Uninstall, Unlock, CorrectDrift or Prune."),
+				"revision":     integer("The revision the action made or acted on (0: nothing stored)."),
+				"chart":        str("Chart name."),
+				"chartVersion": str("Chart version."),
+				"digest":       str("Digest of the chart and values (the revision's chartkeeper.dev/digest label)."),
+				"valuesDigest": str("Digest of the values alone (install, upgrade)."),
+				"startedAt":    timestamp("When the action started."),
+				"finishedAt":   timestamp("When the action finished."),
+				"result":       {Type: "string", Enum: enum(string(api.AttemptSucceeded), string(api.AttemptFailed))},
+				"reason":       str("Machine-readable reason in CamelCase, as the Released condition's."),
+				"message":      str("What happened (secret values redacted)."),
+			},
+		}},
+	}
+}
+
+// inventorySchema is the schema of api.Status.Inventory.
+func inventorySchema() apiextv1.JSONSchemaProps {
+	states := make([]string, 0, len(api.ObjectStates()))
+	for _, s := range api.ObjectStates() {
+		states = append(states, string(s))
+	}
+	return apiextv1.JSONSchemaProps{
+		Type: "object", Description: "The objects of the release's revision and their readiness, not-ready first; the counts cover every object.",
+		Required: []string{"revision", "total", "ready", "notReady"},
+		Properties: map[string]apiextv1.JSONSchemaProps{
+			"revision": integer("The revision whose objects these are."),
+			"total":    integer("Objects of the revision."),
+			"ready":    integer("Objects that are ready."),
+			"notReady": integer("Objects missing, failed or not ready yet."),
+			"omitted":  integer("Objects not listed in entries."),
+			"entries": {
+				Type: "array", Description: "The objects, worst state first.",
+				MaxItems: ptrInt(api.MaxInventoryEntries),
+				Items: &apiextv1.JSONSchemaPropsOrArray{Schema: &apiextv1.JSONSchemaProps{
+					Type:     "object",
+					Required: []string{"apiVersion", "kind", "name", "state"},
+					Properties: map[string]apiextv1.JSONSchemaProps{
+						"apiVersion": str("API version."),
+						"kind":       str("Kind."),
+						"namespace":  str("Namespace (empty: cluster-scoped)."),
+						"name":       str("Name."),
+						"state":      {Type: "string", Enum: enum(states...)},
+						"message":    str("Why it is not ready."),
+					},
+				}},
+			},
 		},
 	}
 }
 
 func ptrStr(s string) *string { return &s }
+func ptrInt(n int) *int64     { v := int64(n); return &v }
 func ptrBool(b bool) *bool    { return &b }
 
 func enum(vals ...string) []apiextv1.JSON {

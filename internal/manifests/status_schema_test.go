@@ -22,6 +22,9 @@ func checkFields(t *testing.T, path string, typ reflect.Type, schema apiextv1.JS
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
+	if typ.Kind() == reflect.Slice && schema.Items != nil && schema.Items.Schema != nil {
+		typ, schema = typ.Elem(), *schema.Items.Schema
+	}
 	if typ.Kind() != reflect.Struct || schema.XPreserveUnknownFields != nil && *schema.XPreserveUnknownFields {
 		return
 	}

@@ -85,7 +85,9 @@ type outcome struct {
 	// (0: no release); digest is the digest label of after.
 	before, after int
 	digest        string
-	now           metav1.Time
+	// began and now bound the action; prior is status.release before it.
+	began, now metav1.Time
+	prior      *api.ReleaseStatus
 }
 
 // changed reports whether the action made or removed a revision.
@@ -101,6 +103,11 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 		out.before = s.o.Latest.Version
 	}
 	begin := e.clock.Now()
+	out.began = metav1.NewTime(begin)
+	if rs := s.st.Release; rs != nil {
+		prior := *rs
+		out.prior = &prior
+	}
 	done := e.running.start(releaseKey(s.d.ref))
 	rel, err := a.run(ctx, s)
 	done()
@@ -138,9 +145,10 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 }
 
 // failure records a failed action the common way. A transient error that
-// changed nothing is retried as it is: an Event TransientError, and retry.
-// Otherwise: an Event and Released False with reason, and, with count, a
-// failure toward remediation.
+// changed nothing is retried as it is: an Event TransientError, and retry
+// (no attempt is recorded: nothing was tried). Otherwise: an Event,
+// Released False with reason, a failed attempt in status.history, and,
+// with count, a failure toward remediation.
 func (s *step) failure(a action, out outcome, err error, reason api.Reason, count bool) (retry bool) {
 	if !out.changed() && IsTransient(err) {
 		s.e.event(s.obj, true, api.ReasonTransientError, "%s failed, will retry: %v", a.kind(), err)
@@ -155,6 +163,7 @@ func (s *step) failure(a action, out outcome, err error, reason api.Reason, coun
 	s.backOff(string(a.kind()), why, counted)
 	s.e.event(s.obj, true, reason, "%s", why)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, reason, why)
+	s.attempted(a, out, api.AttemptFailed, reason, why)
 	return false
 }
 
@@ -196,7 +205,9 @@ func (s *step) chartRejected(a action, out outcome, err error) bool {
 	}
 	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = err.Error(), s.d.digest, ""
 	s.e.event(s.obj, true, api.ReasonChartError, "%s", err)
-	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonChartError, fmt.Sprintf("%s failed: %v", a.kind(), err))
+	why := fmt.Sprintf("%s failed: %v", a.kind(), err)
+	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonChartError, why)
+	s.attempted(a, out, api.AttemptFailed, api.ReasonChartError, why)
 	return true
 }
 
@@ -216,20 +227,23 @@ func (s *step) dependencyMissing(a action, out outcome, err error) bool {
 	s.st.BackoffReason = string(reason)
 	s.e.event(s.obj, true, reason, "%s; retrying in %s", why, left.Round(time.Second))
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, reason, why)
+	s.attempted(a, out, api.AttemptFailed, reason, why)
 	return true
 }
 
 // releasedDesired records an install or upgrade that succeeded: the new
 // revision in status.release, fresh drift baselines, the failure count and
-// terminal error cleared, an Event and Released True with reason, and
-// Remediated dropped.
+// terminal error cleared, an Event and an attempt in status.history,
+// Released True with reason, and Remediated dropped.
 func (s *step) releasedDesired(a action, out outcome, reason api.Reason) {
 	st := s.st
 	s.recordRevision(a, out)
 	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
 	st.Failures, st.FailedDigest, st.LastFailureTime, st.LastFailureMessage = 0, "", nil, ""
 	st.TerminalError, st.TerminalDigest, st.TerminalReason = "", "", ""
-	s.e.event(s.obj, false, reason, "%s of revision %d succeeded", a.kind(), out.after)
+	done := fmt.Sprintf("%s of revision %d succeeded", a.kind(), out.after)
+	s.e.event(s.obj, false, reason, "%s", done)
+	s.attempted(a, out, api.AttemptSucceeded, reason, done)
 	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, reason, s.releasedMessage())
 	s.dropCondition(api.ConditionRemediated)
 }

@@ -29,12 +29,14 @@ func (correctDrift) run(ctx context.Context, s *step) (*helmrelease.Release, err
 }
 
 // succeeded: status.release records the correction (the correction keeps
-// the baselines it took), Event and Released True DriftCorrected naming
-// what was restored.
+// the baselines it took), Event, attempt and Released True DriftCorrected
+// naming what was restored.
 func (c correctDrift) succeeded(s *step, out outcome) {
 	s.st.Release = s.releaseStatus(c, out)
-	s.e.event(s.obj, false, api.ReasonDriftCorrected, "restored %v", s.o.Drift)
-	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonDriftCorrected, "restored "+fmt.Sprint(s.o.Drift))
+	done := "restored " + fmt.Sprint(s.o.Drift)
+	s.e.event(s.obj, false, api.ReasonDriftCorrected, "%s", done)
+	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonDriftCorrected, done)
+	s.attempted(c, out, api.AttemptSucceeded, api.ReasonDriftCorrected, done)
 }
 
 // failed: not counted toward remediation, backed off (see backoff.go):

@@ -262,8 +262,10 @@ func (s *step) crdRefused(a action, out outcome, err error) bool {
 	}
 	msg := re.Error()
 	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = msg, s.d.digest, string(api.ReasonCRDUpgradeRefused)
-	s.e.event(s.obj, true, api.ReasonCRDUpgradeRefused, "%s refused: %s", a.kind(), msg)
-	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonCRDUpgradeRefused, fmt.Sprintf("%s refused: %s", a.kind(), msg))
+	why := fmt.Sprintf("%s refused: %s", a.kind(), msg)
+	s.e.event(s.obj, true, api.ReasonCRDUpgradeRefused, "%s", why)
+	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonCRDUpgradeRefused, why)
+	s.attempted(a, out, api.AttemptFailed, api.ReasonCRDUpgradeRefused, why)
 	return true
 }
 

@@ -214,9 +214,10 @@ func (e *Engine) objects(ctx context.Context, ref watches.ReleaseRef, version in
 }
 
 // observeObjects fills drift (unless the drift mode is disabled) and
-// readiness from the released objects.
+// readiness, overall and per object, from the released objects.
 func (e *Engine) observeObjects(ctx context.Context, key string, version int, objs []object, p *watches.Policy, o *Observation) error {
 	res := readiness.Result{Ready: true}
+	o.Objects = make([]observedObject, 0, len(objs))
 	fresh := e.drift.takeFresh(key, version)
 	checkDrift := o.DriftMode != watches.DriftDisabled
 	for _, ob := range objs {
@@ -232,6 +233,7 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 				o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftDeleted})
 			}
 			res.Add(false, false, ob.String()+": missing")
+			o.Objects = append(o.Objects, observedObject{object: ob, state: api.ObjectMissing})
 			continue
 		}
 		if checkDrift {
@@ -243,9 +245,12 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 				o.Drift = append(o.Drift, Drift{Object: ob, Change: DriftEdited, fields: fields})
 			}
 		}
-		if err := e.readinessOf(ctx, key, ob, m, p.Health, &res); err != nil {
+		r, err := e.readinessOf(ctx, key, ob, m, p.Health)
+		if err != nil {
 			return err
 		}
+		res.Add(r.current, r.failed, r.why)
+		o.Objects = append(o.Objects, observed(ob, r))
 	}
 	o.Ready, o.ReadyFailed = res.Ready, res.Failed
 	if !res.Ready {

@@ -23,11 +23,14 @@ func (prune) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 	return nil, s.e.prune(ctx, s.o.Leftovers)
 }
 
-// succeeded: Event and Released True Pruned naming what was deleted.
+// succeeded: Event, Released True and an attempt Pruned naming what was
+// deleted.
 func (p prune) succeeded(s *step, out outcome) {
 	s.recordRevision(p, out)
 	s.e.event(s.obj, false, api.ReasonPruned, "deleted what earlier revisions left: %s", listObjects(s.o.Leftovers, 10))
-	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonPruned, "deleted what earlier revisions left: "+listObjects(s.o.Leftovers, 5))
+	done := "deleted what earlier revisions left: " + listObjects(s.o.Leftovers, 5)
+	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonPruned, done)
+	s.attempted(p, out, api.AttemptSucceeded, api.ReasonPruned, done)
 }
 
 // failed: not counted toward remediation, backed off (see backoff.go):

@@ -18,23 +18,23 @@ type readyAt struct {
 	why             string
 }
 
-// readinessOf folds one object's readiness into res.
-func (e *Engine) readinessOf(ctx context.Context, key string, ob object, m *metav1.PartialObjectMetadata, rules *readiness.Rules, res *readiness.Result) error {
+// readinessOf returns one object's readiness (rules: the watch's
+// readiness expressions).
+func (e *Engine) readinessOf(ctx context.Context, key string, ob object, m *metav1.PartialObjectMetadata, rules *readiness.Rules) (readyAt, error) {
 	if !ob.needsStatus && rules.For(ob.GVK.GroupKind()) == nil {
-		return nil // exists, and has nothing to wait for
+		return readyAt{current: true}, nil // exists, and has nothing to wait for
 	}
 	if r, ok := e.ready.get(key, m.GetUID()); ok && r.rv == m.GetResourceVersion() {
-		res.Add(r.current, r.failed, r.why)
-		return nil
+		return r, nil
 	}
 	full, err := e.statusOf(ctx, ob, m)
 	if err != nil {
-		return err
+		return readyAt{}, err
 	}
 	current, failed, why := rules.Check(full)
-	e.ready.set(key, full.GetUID(), readyAt{rv: full.GetResourceVersion(), current: current, failed: failed, why: why})
-	res.Add(current, failed, why)
-	return nil
+	r := readyAt{rv: full.GetResourceVersion(), current: current, failed: failed, why: why}
+	e.ready.set(key, full.GetUID(), r)
+	return r, nil
 }
 
 // statusOf reads an object for its readiness: from the status cache when

@@ -25,13 +25,15 @@ func (r rollback) run(ctx context.Context, s *step) (*helmrelease.Release, error
 	return nil, s.e.helm.Rollback(ctx, s.d.ref.Name, s.d.ref.Namespace, r.to, s.t.Watch.Policy.MaxHistory, g)
 }
 
-// succeeded: status.release names the new revision, Event
+// succeeded: status.release names the new revision, Event and attempt
 // RollbackSucceeded, Released False with the decision's reason (the
 // desired values are not released), Remediated True RollbackSucceeded.
 func (r rollback) succeeded(s *step, out outcome) {
 	r.record(s, out)
 	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
-	s.e.event(s.obj, false, api.ReasonRollbackSucceeded, "rolled back to revision %d (now revision %d): %s", r.to, out.after, s.dec.Message)
+	done := fmt.Sprintf("rolled back to revision %d (now revision %d): %s", r.to, out.after, s.dec.Message)
+	s.e.event(s.obj, false, api.ReasonRollbackSucceeded, "%s", done)
+	s.attempted(r, out, api.AttemptSucceeded, api.ReasonRollbackSucceeded, done)
 	s.remediated(api.ReasonRollbackSucceeded, fmt.Sprintf("rolled back to revision %d", r.to))
 }
 

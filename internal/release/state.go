@@ -120,6 +120,10 @@ type Observation struct {
 	ReadyFailed bool
 	// NotReady says which objects are not Ready and why.
 	NotReady string
+	// Objects are the released objects of Latest, each with its readiness
+	// (for status.inventory; Decide reads Ready and NotReady); nil when
+	// the step did not look at them.
+	Objects []observedObject
 	// ReleasedAt is when Latest was made by us (readiness timeout start).
 	ReleasedAt time.Time
 	// Leftovers are objects of the release that its deployed revision does

@@ -79,10 +79,12 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 		return Result{}, err
 	}
 	s.recordReconcileRequest()
+	s.takeInventory()
 	s.dec = Decide(s.o, t.Watch.Policy)
 	res := Result{Decision: s.dec, Requeue: s.dec.RequeueAfter, Finished: s.dec.Finished}
 	if s.dec.CountFailure {
 		s.countFailure(s.dec.Message)
+		s.unreadyInTime(s.o.Latest.Version)
 		e.event(obj, true, s.dec.Reason, "%s", s.dec.Message)
 	}
 	if s.dec.Reason == api.ReasonChangedOutside && s.dec.Action != ActionNone {

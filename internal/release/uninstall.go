@@ -47,13 +47,17 @@ func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error)
 	return nil, err
 }
 
-// succeeded: status.release cleared, Event UninstallSucceeded, Released
-// False with the decision's reason; a remediation also sets Remediated
-// True UninstallSucceeded.
+// succeeded: status.release and status.inventory cleared (nothing is
+// released), Event and attempt UninstallSucceeded, Released False with the
+// decision's reason; a remediation also sets Remediated True
+// UninstallSucceeded.
 func (u uninstall) succeeded(s *step, out outcome) {
 	s.recordRevision(u, out)
+	s.st.Inventory = nil
 	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
-	s.e.event(s.obj, false, api.ReasonUninstallSucceeded, "uninstalled: %s", s.dec.Message)
+	done := "uninstalled: " + s.dec.Message
+	s.e.event(s.obj, false, api.ReasonUninstallSucceeded, "%s", done)
+	s.attempted(u, out, api.AttemptSucceeded, api.ReasonUninstallSucceeded, done)
 	if s.dec.Remediation {
 		s.remediated(api.ReasonUninstallSucceeded, "uninstalled")
 		return

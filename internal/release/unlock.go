@@ -25,12 +25,14 @@ func (unlock) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 }
 
 // succeeded: status.release names the revision (rewritten in place, no
-// new one), a Warning Event Unlocked, Released False with the decision's
-// reason (Pending).
+// new one), a Warning Event and an attempt Unlocked, Released False with
+// the decision's reason (Pending).
 func (u unlock) succeeded(s *step, out outcome) {
 	s.st.Release = s.releaseStatus(u, out)
 	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
-	s.e.event(s.obj, true, api.ReasonUnlocked, "%s; marked failed so it can be remediated", s.dec.Message)
+	done := s.dec.Message + "; marked failed so it can be remediated"
+	s.e.event(s.obj, true, api.ReasonUnlocked, "%s", done)
+	s.attempted(u, out, api.AttemptSucceeded, api.ReasonUnlocked, done)
 	s.releasedAsDecided()
 }
 
