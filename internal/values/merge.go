@@ -33,14 +33,14 @@ func Merge(base, over map[string]any) map[string]any {
 	return out
 }
 
-// MergeDocument merges a YAML document of values over base (see Merge).
-// An empty document adds nothing; one that is not a mapping is an error.
-func MergeDocument(base chartutil.Values, doc []byte) (chartutil.Values, error) {
+// ParseDocument reads a YAML document of values (a -f file). An empty
+// document is no values; one that is not a mapping is an error.
+func ParseDocument(doc []byte) (chartutil.Values, error) {
 	vals, err := chartutil.ReadValues(doc)
 	if err != nil {
 		return nil, err
 	}
-	return Merge(base, runtimeDeepCopy(vals)), nil
+	return runtimeDeepCopy(vals), nil
 }
 
 // SetString sets value at path in vals, as Helm's --set-string sets it

@@ -39,23 +39,21 @@ func TestMerge(t *testing.T) {
 	}
 }
 
-func TestMergeDocument(t *testing.T) {
-	base := chartutil.Values{"config": map[string]any{"host": "localhost", "port": "5432"}, "replicas": int64(1)}
+func TestParseDocument(t *testing.T) {
 	tests := []struct {
 		name, doc string
 		want      chartutil.Values
 		err       string
 	}{
-		{"merged over", "config:\n  host: db\nreplicas: 3\n",
-			chartutil.Values{"config": map[string]any{"host": "db", "port": "5432"}, "replicas": float64(3)}, ""},
-		{"empty adds nothing", "", base, ""},
-		{"comments only add nothing", "# nothing\n", base, ""},
+		{"values", "config:\n  host: db\nreplicas: 3\n", chartutil.Values{"config": map[string]any{"host": "db"}, "replicas": float64(3)}, ""},
+		{"empty is no values", "", chartutil.Values{}, ""},
+		{"comments only are no values", "# nothing\n", chartutil.Values{}, ""},
 		{"not a mapping", "- a\n- b\n", nil, "cannot unmarshal"},
 		{"not YAML", "a: [\n", nil, "line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := MergeDocument(base, []byte(tt.doc))
+			got, err := ParseDocument([]byte(tt.doc))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want one saying %q", err, tt.err)

@@ -91,7 +91,7 @@ func TestValuesFromConfigMapsAndSecrets(t *testing.T) {
 		t.Errorf("the chart's message should show the password as [redacted]: %q", c.Message)
 	}
 	setPassword(t, env, ns, "orders-db", pw2)
-	waitCRRevision(t, env, exporterGVK, ns, "orders", 3) // the values of revision 3 again: nothing to upgrade
+	waitExporterReady(t, env, ns, "orders", 3) // the values of revision 3 again: nothing to upgrade
 
 	// 6. A second Exporter shares the ConfigMap's watch.
 	if err := env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "billing-db"},
@@ -179,6 +179,22 @@ func waitExporter(t *testing.T, env *testenv.Env, ns, name, typ string, reason a
 		return nil
 	})
 	return c
+}
+
+// waitExporterReady waits until the Exporter is Ready at revision rev,
+// whatever it said before (Stalled, for values its Secret gave).
+func waitExporterReady(t *testing.T, env *testenv.Env, ns, name string, rev int) {
+	t.Helper()
+	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		u, st, err := getCR(ctx, env, exporterGVK, ns, name)
+		if err != nil {
+			return err
+		}
+		if c := condition(st, api.ConditionReady); c.Status != metav1.ConditionTrue || st.ObservedGeneration != u.GetGeneration() || st.Release == nil || st.Release.Revision != rev {
+			return fmt.Errorf("not Ready at revision %d: release %+v, conditions %+v", rev, st.Release, st.Conditions)
+		}
+		return nil
+	})
 }
 
 // setPassword sets the password of a Secret of the test.
