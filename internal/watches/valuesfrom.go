@@ -92,18 +92,18 @@ type ValuesSource struct {
 }
 
 // ValuesSources returns the watch's valuesFrom for one custom resource, in
-// order: each name rendered over the resource's name, namespace and kind,
-// in the resource's namespace (the release namespace for a cluster-scoped
-// kind, which has none). An error means a name template gives no valid
-// object name for this resource.
+// order: each name rendered over the resource's name, namespace and kind
+// (as releaseName is), in the resource's namespace (the release namespace
+// for a cluster-scoped kind, which has none). An error means a name
+// template gives no valid object name for this resource.
 func (w Watch) ValuesSources(name, namespace, releaseNamespace string) ([]ValuesSource, error) {
 	if len(w.ValuesFrom) == 0 {
 		return nil, nil
 	}
+	d := NameData{Name: name, Namespace: namespace, Kind: w.Kind}
 	if namespace == "" {
 		namespace = releaseNamespace
 	}
-	d := NameData{Name: name, Namespace: namespace, Kind: w.Kind}
 	out := make([]ValuesSource, 0, len(w.ValuesFrom))
 	for i, r := range w.ValuesFrom {
 		n, err := r.render(d)

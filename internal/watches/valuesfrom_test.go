@@ -38,10 +38,15 @@ func TestValuesFromLoads(t *testing.T) {
 		t.Errorf("ValuesSources:\n got %+v\nwant %+v", got, want)
 	}
 	// A cluster-scoped resource has no namespace: its objects are in the
-	// release namespace.
-	got, err = ws[0].ValuesSources("orders", "", "monitoring")
-	if err != nil || got[1].Object.Namespace != "monitoring" {
+	// release namespace; its templates see its own (empty) namespace.
+	clusterScoped := ws[0]
+	clusterScoped.ValuesFrom = clusterScoped.ValuesFrom[:2]
+	got, err = clusterScoped.ValuesSources("orders", "", "monitoring")
+	if err != nil || got[1].Object != (SourceObject{Kind: SourceSecret, Namespace: "monitoring", Name: "orders-db"}) {
 		t.Errorf("cluster-scoped resource: %+v, %v", got, err)
+	}
+	if _, err := ws[0].ValuesSources("orders", "", "monitoring"); err == nil || !strings.Contains(err.Error(), `"-extra"`) {
+		t.Errorf("{{ .Namespace }} of a cluster-scoped resource: %v", err)
 	}
 	// A name the template makes invalid for one resource is an error for it.
 	if _, err := ws[0].ValuesSources(strings.Repeat("x", 260), "team", "team"); err == nil || !strings.Contains(err.Error(), "valuesFrom[1]") {
