@@ -58,13 +58,13 @@ func StatusSchema() apiextv1.JSONSchemaProps {
 			"terminalDigest":     str("Desired digest the terminal error applies to."),
 			"terminalReason":     str("Reason of the terminal error when it is not ChartError (CRDUpgradeRefused)."),
 			"nextAttemptTime":    timestamp("After a failure, backoffOf is not tried again before this time (exponential backoff with jitter)."),
-			"backoffOf":          str("What failed and is backed off: an action (Install, Upgrade, Rollback, Uninstall, Unlock, CorrectDrift, Prune) or a Go hook phase."),
+			"backoffOf":          str("What failed and is backed off: an action (Install, Upgrade, Rollback, Uninstall, Unlock, CorrectDrift, Prune), a Go hook phase, or ValuesFrom (an object of valuesFrom is missing or unreadable)."),
 			"backoffFailures":    integer("Consecutive failures of backoffOf for backoffDigest."),
 			"backoffDigest":      str("Desired digest the backoff applies to."),
 			"app": {Type: "object", Description: "What Go hooks report about the running application.",
 				XPreserveUnknownFields: ptrBool(true)},
 			"lastHandledReconcileAt": str("The last value of the chartkeeper.dev/reconcile-requested-at annotation acted on."),
-			"backoffReason":          str("The reason a backed-off failure is reported with while it waits (MissingDependency, Forbidden), when it says more than Backoff."),
+			"backoffReason":          str("The reason a backed-off failure is reported with while it waits (MissingDependency, Forbidden, ValuesSourceMissing), when it says more than Backoff."),
 		},
 	}
 }

@@ -34,8 +34,8 @@ type desired struct {
 
 // desire computes the desired release: name, values (valuesFrom, under the
 // spec translated by the kind's Translator hooks, with overrides on top)
-// and their digest. A
-// hook failure is returned apart: it is retried, not a verdict on the values.
+// and their digest. A hook failure is returned apart: it is retried, not a
+// verdict on the values.
 func (s *step) desire(ctx context.Context) (hookErr error) {
 	d := &s.d
 	t, obj := s.t, s.obj
