@@ -91,6 +91,12 @@ const (
 	// ReasonCRDsApplied: an install or upgrade created or replaced the
 	// chart's CRDs (named) under the watch's crds policy (an Event).
 	ReasonCRDsApplied Reason = "CRDsApplied"
+	// ReasonValuesSourceMissing: a ConfigMap or Secret the watch's
+	// valuesFrom requires (or its key) does not exist (the message names
+	// the kind, namespace, name and key, never the data): nothing is
+	// released until it does; it is watched, and looked for again after
+	// the backoff.
+	ReasonValuesSourceMissing Reason = "ValuesSourceMissing"
 )
 
 // Reasons lists every declared reason.
@@ -111,6 +117,7 @@ func Reasons() []Reason {
 		ReasonReleaseOwnedByAnother,
 		ReasonMissingDependency, ReasonForbidden,
 		ReasonCRDUpgradeRefused, ReasonCRDsApplied,
+		ReasonValuesSourceMissing,
 	}
 }
 

@@ -39,8 +39,9 @@ type Status struct {
 	// exponential in BackoffFailures, with jitter).
 	NextAttemptTime *metav1.Time `json:"nextAttemptTime,omitempty"`
 	// BackoffOf names what failed: an action (Install, Upgrade, Rollback,
-	// Uninstall, Unlock, CorrectDrift, Prune) or a Go hook phase
-	// (Translate, PreRelease, PostRelease, BeforeUninstall).
+	// Uninstall, Unlock, CorrectDrift, Prune), a Go hook phase
+	// (Translate, PreRelease, PostRelease, BeforeUninstall), or ValuesFrom
+	// (an object of the watch's valuesFrom is missing or unreadable).
 	BackoffOf string `json:"backoffOf,omitempty"`
 	// BackoffFailures counts the consecutive failures of BackoffOf for the
 	// desired digest BackoffDigest; all four are cleared when it succeeds,
@@ -56,7 +57,8 @@ type Status struct {
 	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
 	// BackoffReason is the reason a backed-off failure is reported with
 	// while it waits, when it says more than Backoff (MissingDependency,
-	// Forbidden: what is missing); cleared with the backoff.
+	// Forbidden, ValuesSourceMissing: what is missing); cleared with the
+	// backoff.
 	BackoffReason string `json:"backoffReason,omitempty"`
 	// Plan is the upgrade awaiting approval (manual approval only).
 	Plan *PlanStatus `json:"plan,omitempty"`

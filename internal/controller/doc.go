@@ -5,5 +5,7 @@
 // engine decided. It also owns the watches: the custom resources themselves (full
 // objects, filtered by the watch's selector), and, through a separate
 // label-scoped metadata-only cache, release Secrets and released objects of
-// every kind a release holds, registered as releases reveal them.
+// every kind a release holds, registered as releases reveal them; and
+// (ValuesSources) each ConfigMap or Secret a watch's valuesFrom names, one
+// watch per object, for as long as a resource names it.
 package controller

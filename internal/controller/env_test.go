@@ -110,6 +110,7 @@ func TestController(t *testing.T) {
 	t.Run("StaleCacheGuard", e.testStaleCacheGuard)
 	t.Run("SecretToResource", e.testSecretToResource)
 	t.Run("SecretEventReconciles", e.testSecretEventReconciles)
+	t.Run("ValuesSources", e.testValuesSources)
 }
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -191,7 +192,7 @@ func (e *env) newFixture(t *testing.T, o fixtureOptions) *fixture {
 // setup registers the watch's controller with the manager.
 func (f *fixture) setup(t *testing.T) {
 	t.Helper()
-	if err := Setup(f.mgr, f.deps, f.engine, f.target, logr.Discard()); err != nil {
+	if err := Setup(f.mgr, f.deps, nil, f.engine, f.target, logr.Discard()); err != nil {
 		t.Fatal(err)
 	}
 }

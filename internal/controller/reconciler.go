@@ -42,12 +42,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(r.target.Watch.GroupVersionKind())
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.gone(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	// Requests come from released objects and release Secrets too, whatever
 	// the resource's labels: a resource the watch's selector does not select
 	// belongs to another operator (a shard), even while being deleted.
 	if sel := r.target.Watch.LabelSelector; sel != nil && !sel.Matches(labels.Set(obj.GetLabels())) {
+		r.gone(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	deleting := obj.GetDeletionTimestamp() != nil
@@ -151,6 +155,15 @@ func (r *Reconciler) patchFinalizer(ctx context.Context, obj *unstructured.Unstr
 		return fmt.Errorf("updating finalizers: %w", err)
 	}
 	return nil
+}
+
+// gone forgets what a resource this controller no longer serves (deleted,
+// or no longer selected) took values from: its valuesFrom objects are no
+// longer watched for it.
+func (r *Reconciler) gone(nn types.NamespacedName) {
+	if len(r.target.Watch.ValuesFrom) > 0 {
+		r.engine.ForgetResource(release.Resource{GroupKind: r.target.Watch.GroupVersionKind().GroupKind(), NamespacedName: nn})
+	}
 }
 
 // ownerOf maps a release key to its custom resource, if known.

@@ -119,8 +119,10 @@ func (k *kindWatcher) watch(gvk schema.GroupVersionKind) error {
 	return nil
 }
 
-// Setup creates the controller of one watch.
-func Setup(mgr manager.Manager, deps *Dependents, engine *release.Engine, t release.Target, log logr.Logger) error {
+// Setup creates the controller of one watch. sources, when the watch has
+// valuesFrom, reconciles resources when the objects they take values
+// from change (nil: only the resources' own changes do).
+func Setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine *release.Engine, t release.Target, log logr.Logger) error {
 	w := t.Watch
 	gvk := w.GroupVersionKind()
 	r := &Reconciler{client: mgr.GetClient(), engine: engine, target: t, log: log.WithValues("kind", gvk.Kind),
@@ -161,6 +163,12 @@ func Setup(mgr manager.Manager, deps *Dependents, engine *release.Engine, t rele
 	})
 	if err := c.Watch(source.Kind(deps.Cache, secrets, toOwner)); err != nil {
 		return err
+	}
+
+	if sources != nil && len(w.ValuesFrom) > 0 {
+		if err := c.Watch(sources.For(gvk.GroupKind())); err != nil {
+			return err
+		}
 	}
 
 	if w.WatchesDependents() {

@@ -22,7 +22,8 @@ var releasedVerbs = []string{"get", "list", "watch", "create", "update", "patch"
 type Samples map[schema.GroupVersionKind][]map[string]any
 
 // Role returns the ClusterRole the operator needs for these watches: its
-// custom resources, Helm's release Secrets, Events, and every kind the
+// custom resources, the ConfigMaps and Secrets valuesFrom reads (get,
+// list, watch), Helm's release Secrets, Events, and every kind the
 // charts render with their default values, with each sample's spec and
 // with each boolean default flipped, each with exact verbs; what the
 // charts' own Roles and ClusterRoles grant (chartGrants); CRDs when a
@@ -44,6 +45,9 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 		add(w.Group, plural, "get", "list", "watch", "update", "patch")
 		add(w.Group, plural+"/status", "get", "update", "patch")
 		add(w.Group, plural+"/finalizers", "update")
+		for _, r := range w.ValuesFrom { // read through a watch of each object named
+			add("", Plural(string(r.Kind)), "get", "list", "watch")
+		}
 		renders, err := Render(w, samples)
 		if err != nil {
 			return nil, nil, err

@@ -22,12 +22,16 @@ var (
 		Name: "chartkeeper_unwatched_releases",
 		Help: "Releases found at start whose custom resource kind is not in watches.yaml, by kind (Kind.group): their resources keep chartkeeper's finalizer with nothing to remove it.",
 	}, []string{"kind"})
+	sourcesWatched = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "chartkeeper_values_sources_watched",
+		Help: "ConfigMaps and Secrets watched because custom resources take values from them (valuesFrom), by kind: one watch per object, shared by the resources that name it.",
+	}, []string{"kind"})
 	// States counts custom resources per kind and release state.
 	States = newStateTracker()
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(actions, actionDuration, unwatched, States)
+	crmetrics.Registry.MustRegister(actions, actionDuration, unwatched, sourcesWatched, States)
 }
 
 // ObserveAction records one Helm action.
@@ -44,6 +48,12 @@ func ObserveAction(action string, err error, took time.Duration) {
 // found (see operator's unwatched-kinds report).
 func SetUnwatched(kind string, releases int) {
 	unwatched.WithLabelValues(kind).Set(float64(releases))
+}
+
+// SetSourcesWatched records how many objects of a kind (ConfigMap,
+// Secret) are watched for valuesFrom.
+func SetSourcesWatched(kind string, n int) {
+	sourcesWatched.WithLabelValues(kind).Set(float64(n))
 }
 
 // StateTracker is a collector of the current state of every custom resource.

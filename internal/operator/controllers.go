@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -35,18 +36,27 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 	if err != nil {
 		return err
 	}
+	cs, err := kubernetes.NewForConfigAndClient(cfg, op.mgr.GetHTTPClient())
+	if err != nil {
+		return err
+	}
+	sources, err := controller.NewValuesSources(op.mgr, cs, op.log.WithName("valuesfrom"))
+	if err != nil {
+		return fmt.Errorf("creating the valuesFrom watches: %w", err)
+	}
 	engine, err := release.NewEngine(hc, deps, live,
 		release.WithLogger(op.log.WithName("release")),
 		release.WithRecorder(op.mgr.GetEventRecorder("chartkeeper")),
 		release.WithWatchKind(deps.WatchKind),
 		release.WithStatusCache(deps),
 		release.WithHooks(o.hooks),
+		release.WithValuesSources(sources),
 	)
 	if err != nil {
 		return err
 	}
 	for _, w := range op.watches {
-		if err := controller.Setup(op.mgr, deps, engine, release.NewTarget(w), op.log); err != nil {
+		if err := controller.Setup(op.mgr, deps, sources, engine, release.NewTarget(w), op.log); err != nil {
 			return fmt.Errorf("setting up %s: %w", w, err)
 		}
 	}

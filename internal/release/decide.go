@@ -28,6 +28,14 @@ func decide(o Observation, p policyOf) Decision {
 	if o.Suspended {
 		return Decision{State: StateSuspended, Reason: api.ReasonSuspended, Message: suspendedMessage}
 	}
+	var waiting *ValuesSourceError
+	if errors.As(o.ValuesError, &waiting) {
+		until := "it exists (it is watched)"
+		if waiting.Reason == api.ReasonForbidden {
+			until = "the operator may read it (get, list and watch)"
+		}
+		return Decision{State: StateWaiting, Reason: waiting.Reason, Message: fmt.Sprintf("%v; nothing is installed or upgraded until %s", o.ValuesError, until)}
+	}
 	if o.ValuesError != nil {
 		reason := api.ReasonInvalidValues
 		var ce *ChartError

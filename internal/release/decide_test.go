@@ -55,6 +55,17 @@ func TestDecide(t *testing.T) {
 			o.ValuesError = errors.New("replicas: must be >= 1")
 			o.Latest = rev(1, helmrelease.StatusDeployed, old)
 		}, nil, Decision{State: StateStalled, Reason: api.ReasonInvalidValues}},
+		{"a missing valuesFrom source waits, the release left as it is", func(o *Observation) {
+			o.ValuesError = &ValuesSourceError{Reason: api.ReasonValuesSourceMissing, Problems: []string{`Secret ns/db not found (key "password")`}}
+			o.Latest = rev(1, helmrelease.StatusDeployed, old)
+		}, nil, Decision{State: StateWaiting, Reason: api.ReasonValuesSourceMissing}},
+		{"an unreadable valuesFrom source waits, Forbidden", func(o *Observation) {
+			o.ValuesError = &ValuesSourceError{Reason: api.ReasonForbidden, Problems: []string{"Secret ns/db cannot be read"}}
+		}, nil, Decision{State: StateWaiting, Reason: api.ReasonForbidden}},
+		{"a deleted resource is uninstalled whatever its values", func(o *Observation) {
+			o.Deleting, o.Latest = true, rev(1, helmrelease.StatusDeployed, old)
+			o.ValuesError = &ValuesSourceError{Reason: api.ReasonValuesSourceMissing, Problems: []string{"Secret ns/db not found"}}
+		}, nil, Decision{State: StateDeleting, Action: ActionUninstall}},
 		{"a refused CRD upgrade stalls with its own reason", func(o *Observation) {
 			o.ValuesError = &ChartError{Err: errors.New("CRD x: breaks"), Reason: api.ReasonCRDUpgradeRefused}
 			o.Latest = rev(2, helmrelease.StatusDeployed, old)

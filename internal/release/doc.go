@@ -3,7 +3,8 @@
 //
 //  1. observe: the stored release (from the label-scoped metadata cache of
 //     release Secrets: revision, status and digest, no decoding), the desired
-//     digest of chart + values, the released objects (drift, readiness) and
+//     digest of chart + values (valuesFrom, spec, overrides), the released
+//     objects (drift, readiness) and
 //     the remediation bookkeeping kept in the resource's status;
 //  2. classify (Decide, a pure function): a named State and at most one
 //     Action;

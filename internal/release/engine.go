@@ -49,6 +49,8 @@ type Engine struct {
 	proofs    *revisionMemo[provenance]
 	// descriptions remembers who revisions' descriptions name (owner.go).
 	descriptions *revisionMemo[describedAs]
+	// sources reads the objects of watches' valuesFrom (valuesfrom.go).
+	sources ValuesSources
 }
 
 // Option configures NewEngine.
@@ -103,6 +105,7 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 		proofs:    newMemo[int, provenance](),
 
 		descriptions: newMemo[int, describedAs](),
+		sources:      liveSources{c: live},
 	}
 	for _, o := range opts {
 		o(e)

@@ -32,9 +32,10 @@ type desired struct {
 	redact *values.Redactor
 }
 
-// desire computes the desired release: name, values (spec, translated by
-// the kind's Translator hooks, with overrides on top) and their digest. A
-// hook failure is returned apart: it is retried, not a verdict on the values.
+// desire computes the desired release: name, values (valuesFrom, under the
+// spec translated by the kind's Translator hooks, with overrides on top)
+// and their digest. A hook failure is returned apart: it is retried, not a
+// verdict on the values.
 func (s *step) desire(ctx context.Context) (hookErr error) {
 	d := &s.d
 	t, obj := s.t, s.obj
@@ -47,7 +48,7 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 		d.err = err
 		return nil
 	}
-	secrets := values.SecretStrings(t.Watch.Chart, spec)
+	secrets := append(values.SecretStrings(t.Watch.Chart, spec), s.from.secrets...)
 	d.redact = values.NewRedactor(secrets)
 	defer func() {
 		if d.values != nil { // a translator or override may have added secrets
@@ -58,12 +59,16 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 		d.err = d.redact.Error(d.err)
 		hookErr = d.redact.Error(hookErr)
 	}()
+	if s.from.err != nil {
+		d.err = s.from.err
+		return nil
+	}
 	if obj.GetDeletionTimestamp() == nil { // a resource being deleted needs no new values
 		if len(s.chain) > 0 {
 			// The user's spec is checked against the chart's schema before
 			// any hook acts on it: a hook must not change anything outside
 			// Helm (etcd membership, say) for a spec the chart refuses.
-			in, err := values.Compute(spec, t.Watch.OverrideValues)
+			in, err := s.compute(spec)
 			if err == nil {
 				err = values.Validate(t.Watch.Chart, in)
 			}
@@ -76,7 +81,7 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 			return err
 		}
 	}
-	if d.values, d.err = values.Compute(spec, t.Watch.OverrideValues); d.err != nil {
+	if d.values, d.err = s.compute(spec); d.err != nil {
 		return nil
 	}
 	d.digest, d.err = values.Digest(t.ChartDigest, d.values)

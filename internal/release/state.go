@@ -47,6 +47,10 @@ const (
 	// watch (or resource) wants upgrades approved: the upgrade's plan is in
 	// status.plan, and nothing is done until it is approved (plan.go).
 	StateAwaitingApproval State = "AwaitingApproval"
+	// StateWaiting: a ConfigMap or Secret the watch's valuesFrom requires
+	// is missing or cannot be read: nothing is done until it can (it is
+	// watched, and looked for again after the backoff).
+	StateWaiting State = "Waiting"
 )
 
 // ActionKind is the one action a step runs.
@@ -85,7 +89,8 @@ type Observation struct {
 	DeletingSince time.Time
 	// DesiredDigest fingerprints the chart and values the resource asks for.
 	DesiredDigest string
-	// ValuesError: the values cannot be computed or the chart rejects them.
+	// ValuesError: the values cannot be computed or the chart rejects them;
+	// a *ValuesSourceError when valuesFrom names what is not there yet.
 	ValuesError error
 	// Latest is the newest revision; nil when no release exists.
 	Latest *Revision

@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
@@ -27,6 +28,8 @@ type step struct {
 	chain hookChain
 	// steer is what the resource's annotations ask.
 	steer steering
+	// from is what the resource takes from its watch's valuesFrom.
+	from fromSources
 }
 
 // hookRequest is what the step's hooks get.
@@ -68,6 +71,12 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 		}
 	}()
 	if obj.GetDeletionTimestamp() != nil || !sg.holds() { // suspended or refused: no hook runs
+		if err := s.readValuesFrom(ctx); err != nil {
+			return Result{}, err
+		}
+		if !errors.As(s.from.err, new(*ValuesSourceError)) {
+			s.backoffCleared(phaseValuesFrom)
+		}
 		if err := s.desire(ctx); err != nil {
 			return s.hookFailed(Result{}, phaseTranslate, err), nil
 		}
@@ -89,6 +98,9 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	}
 	if s.dec.Reason == api.ReasonChangedOutside && s.dec.Action != ActionNone {
 		e.event(obj, true, api.ReasonChangedOutside, "%s", s.d.redact.Redact(s.dec.Message))
+	}
+	if s.dec.State == StateWaiting {
+		res.Requeue = s.waitForValues()
 	}
 	a := actionFor(s.dec)
 	if err := s.hooksBefore(ctx, a); err != nil {
@@ -116,6 +128,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	metrics.States.Set(string(obj.GetUID()), t.Watch.Kind, string(s.dec.State))
 	if res.Finished {
 		metrics.States.Delete(string(obj.GetUID()))
+		e.ForgetResource(resourceOf(obj))
 		if !s.o.Owner.refused() { // the memory of another's release stays
 			e.Forget(s.d.ref)
 		}

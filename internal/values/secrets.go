@@ -39,6 +39,16 @@ func SecretStrings(ch *chart.Chart, vals map[string]any) []string {
 	return sortedSecrets(seen)
 }
 
+// Leaves returns every string and number in v (a value, a map or a list of
+// values) at least MinSecretLength long, longest first, no duplicates:
+// the secrets of values taken whole from a Secret, whatever the schema
+// says of them.
+func Leaves(v any) []string {
+	seen := map[string]bool{}
+	leaves(v, seen, 0)
+	return sortedSecrets(seen)
+}
+
 func sortedSecrets(seen map[string]bool) []string {
 	if len(seen) == 0 {
 		return nil

@@ -137,6 +137,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	w.Scope.validate(add)
 	validateStorage(w.Storage, add)
 	validateCRDs(w.CRDs, add)
+	w.validateValuesFrom(add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {
 		add("overrideValues", "%v", err)

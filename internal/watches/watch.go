@@ -76,6 +76,9 @@ type Watch struct {
 	// CRDs says what chartkeeper does with the CRDs the chart ships (see
 	// CRDPolicy); default: create the missing ones.
 	CRDs *CRDs `json:"crds,omitempty"`
+	// ValuesFrom lists ConfigMaps and Secrets each custom resource takes
+	// values from, merged in order under its spec (see ValuesReference).
+	ValuesFrom []ValuesReference `json:"valuesFrom,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`
