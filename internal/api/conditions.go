@@ -13,6 +13,11 @@ const (
 	// ConditionDrifted is True while released objects differ from the
 	// release (warn mode, or not corrected yet); absent otherwise.
 	ConditionDrifted = "Drifted"
+	// ConditionTested says what the chart's tests (helm test) found at the
+	// current revision: True when they passed, False when one failed;
+	// absent when the watch does not run tests, and until they ran at a
+	// new revision.
+	ConditionTested = "Tested"
 )
 
 // Reason is the reason of a condition or of an Event chartkeeper records.
@@ -84,6 +89,13 @@ const (
 	// ReasonCRDsApplied: an install or upgrade created or replaced the
 	// chart's CRDs (named) under the watch's crds policy (an Event).
 	ReasonCRDsApplied Reason = "CRDsApplied"
+	// ReasonTestSucceeded: the chart's tests passed at the current
+	// revision (the message names them).
+	ReasonTestSucceeded Reason = "TestSucceeded"
+	// ReasonTestFailed: a chart test failed at the current revision (the
+	// message names the test Pod and why it failed); remediated as a
+	// failed upgrade or install, or only reported (watch test.onFailure).
+	ReasonTestFailed Reason = "TestFailed"
 )
 
 // Reasons lists every declared reason.
@@ -103,6 +115,7 @@ func Reasons() []Reason {
 		ReasonReleaseOwnedByAnother,
 		ReasonMissingDependency, ReasonForbidden,
 		ReasonCRDUpgradeRefused, ReasonCRDsApplied,
+		ReasonTestSucceeded, ReasonTestFailed,
 	}
 }
 

@@ -58,6 +58,33 @@ type Status struct {
 	// while it waits, when it says more than Backoff (MissingDependency,
 	// Forbidden: what is missing); cleared with the backoff.
 	BackoffReason string `json:"backoffReason,omitempty"`
+	// Test is the outcome of the chart's tests at a revision (watch
+	// test.enable): they run once per revision, and a new install or
+	// upgrade clears it.
+	Test *TestStatus `json:"test,omitempty"`
+}
+
+// TestResult is the outcome of a chart's tests.
+type TestResult string
+
+// The test results.
+const (
+	// TestSucceeded: every test hook succeeded (or the chart has none).
+	TestSucceeded TestResult = "Succeeded"
+	// TestFailed: a test hook failed, or did not finish within the timeout.
+	TestFailed TestResult = "Failed"
+)
+
+// TestStatus is what a run of the chart's tests found.
+type TestStatus struct {
+	// Revision is the release revision they ran against.
+	Revision int `json:"revision"`
+	// Result is Succeeded or Failed.
+	Result TestResult `json:"result"`
+	// Message names the tests run, or the one that failed and why.
+	Message string `json:"message,omitempty"`
+	// Time is when they finished.
+	Time *metav1.Time `json:"time,omitempty"`
 }
 
 // ReleaseStatus summarises the release of a custom resource.
@@ -124,6 +151,14 @@ func (st *Status) DeepCopy() *Status {
 	}
 	if st.App != nil {
 		out.App = runtime.DeepCopyJSON(st.App)
+	}
+	if st.Test != nil {
+		tr := *st.Test
+		if tr.Time != nil {
+			t := *tr.Time
+			tr.Time = &t
+		}
+		out.Test = &tr
 	}
 	return &out
 }
