@@ -122,6 +122,8 @@ type Policy struct {
 	// Health judges the readiness of kinds with readiness.expressions;
 	// nil: kstatus judges every kind.
 	Health *readiness.Rules
+	// Test is the chart tests' gate (watch test).
+	Test TestPolicy
 }
 
 // Backoff returns the wait before attempt number failures+1.
@@ -191,6 +193,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 		p.Health = resolveExpressions(r.Expressions, add)
 	}
 	p.DriftMode, p.DriftIgnore = w.Drift.resolve(add)
+	p.Test = w.Test.resolve(p.Timeout, add)
 	if u := w.Uninstall; u != nil {
 		p.UninstallWait = boolOr(u.Wait, true)
 		p.UninstallTimeout = durOr(u.Timeout, DefaultUninstallTimeout)

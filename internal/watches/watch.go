@@ -73,6 +73,9 @@ type Watch struct {
 	// CRDs says what chartkeeper does with the CRDs the chart ships (see
 	// CRDPolicy); default: create the missing ones.
 	CRDs *CRDs `json:"crds,omitempty"`
+	// Test runs the chart's tests after each install and upgrade, once
+	// the release is ready, as a gate (see Test). Default: off.
+	Test *Test `json:"test,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`
