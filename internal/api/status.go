@@ -152,13 +152,19 @@ func (st *Status) DeepCopy() *Status {
 	if st.App != nil {
 		out.App = runtime.DeepCopyJSON(st.App)
 	}
-	if st.Test != nil {
-		tr := *st.Test
-		if tr.Time != nil {
-			t := *tr.Time
-			tr.Time = &t
-		}
-		out.Test = &tr
+	out.Test = st.Test.DeepCopy()
+	return &out
+}
+
+// DeepCopy returns a copy of t (nil for nil).
+func (t *TestStatus) DeepCopy() *TestStatus {
+	if t == nil {
+		return nil
+	}
+	out := *t
+	if t.Time != nil {
+		tm := *t.Time
+		out.Time = &tm
 	}
 	return &out
 }

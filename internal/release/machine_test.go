@@ -162,7 +162,10 @@ func testChart() *chart.Chart {
 			"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  data: {{ .Values.data | quote }}\n" +
 				"{{ if .Values.deploy }}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n{{ end }}")},
 			{Name: "templates/hook.yaml", Data: []byte(
-				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-hook\n  annotations:\n    helm.sh/hook: pre-install,pre-upgrade\ndata:\n  data: {{ .Values.data | quote }}\n")}},
+				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-hook\n  annotations:\n    helm.sh/hook: pre-install,pre-upgrade\ndata:\n  data: {{ .Values.data | quote }}\n")},
+			// The chart's test: "fail-me" in .Values.test makes its creation fail.
+			{Name: "templates/tests/test.yaml", Data: []byte(
+				"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-test\n  annotations:\n    helm.sh/hook: test\n    expect: {{ .Values.test | default \"ok\" | quote }}\n")}},
 	}
 }
 
@@ -400,23 +403,5 @@ func TestMachineDeletion(t *testing.T) {
 	}
 	if len(m.history()) != 0 {
 		t.Errorf("release history left: %v", m.history())
-	}
-}
-
-func TestMachineReadinessTimeoutRollsBack(t *testing.T) {
-	m := newMachine(t, nil)
-	m.run(5)
-	// The Deployment revision 2 adds never becomes available (its
-	// readiness, as read at resourceVersion 1, is remembered not Current).
-	m.engine.ready.set("ns/app", types.UID("uid-app"), readyAt{rv: "1", current: false, why: "Deployment app: InProgress: 0 of 1 available"})
-	m.setValues(map[string]any{"data": "v2", "deploy": true})
-	expectTrace(t, m.run(3), "OutOfSync/Upgrade", "Unready")
-	if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "0 of 1 available") {
-		t.Errorf("Ready %+v", c)
-	}
-	m.clock.Step(6 * time.Minute)
-	expectTrace(t, m.run(3), "Unready/Rollback", "OutOfSync")
-	if c := m.cond(api.ConditionRemediated); c.Status != metav1.ConditionTrue {
-		t.Errorf("Remediated %+v", c)
 	}
 }

@@ -38,6 +38,13 @@ const (
 	StateDrifted State = "Drifted"
 	// StateUnready: released as desired, objects not all Ready yet.
 	StateUnready State = "Unready"
+	// StateUntested: released as desired and Ready, and the watch runs the
+	// chart's tests (test.enable), which have not run at this revision.
+	StateUntested State = "Untested"
+	// StateTestFailed: released as desired and Ready, but the chart's tests
+	// failed at this revision, and the watch remediates that
+	// (test.onFailure: remediate).
+	StateTestFailed State = "TestFailed"
 	// StateInSync: released as desired and Ready.
 	StateInSync State = "InSync"
 	// StateSuspended: the annotation chartkeeper.dev/suspend is "true":
@@ -58,6 +65,7 @@ const (
 	ActionUnlock       ActionKind = "Unlock"
 	ActionCorrectDrift ActionKind = "CorrectDrift"
 	ActionPrune        ActionKind = "Prune"
+	ActionTest         ActionKind = "Test"
 )
 
 // Revision is what is known of a stored release revision.
@@ -108,6 +116,9 @@ type Observation struct {
 	NotReady string
 	// ReleasedAt is when Latest was made by us (readiness timeout start).
 	ReleasedAt time.Time
+	// Tested is what the chart's tests found at Latest (status.test, when
+	// it names Latest's revision); nil: they have not run at it.
+	Tested *api.TestStatus
 	// Leftovers are objects of the release that its deployed revision does
 	// not hold (see Engine.leftovers).
 	Leftovers []object
