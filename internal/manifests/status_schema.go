@@ -1,6 +1,10 @@
 package manifests
 
-import apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+import (
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+)
 
 func str(desc string) apiextv1.JSONSchemaProps {
 	return apiextv1.JSONSchemaProps{Type: "string", Description: desc}
@@ -65,6 +69,16 @@ func StatusSchema() apiextv1.JSONSchemaProps {
 				XPreserveUnknownFields: ptrBool(true)},
 			"lastHandledReconcileAt": str("The last value of the chartkeeper.dev/reconcile-requested-at annotation acted on."),
 			"backoffReason":          str("The reason a backed-off failure is reported with while it waits (MissingDependency, Forbidden), when it says more than Backoff."),
+			"test": {
+				Type: "object", Description: "The outcome of the chart's tests (helm test) at a revision, when the watch runs them (test.enable).",
+				Required: []string{"revision", "result"},
+				Properties: map[string]apiextv1.JSONSchemaProps{
+					"revision": integer("The release revision the tests ran against."),
+					"result":   {Type: "string", Enum: enum(string(api.TestSucceeded), string(api.TestFailed)), Description: "Succeeded, or Failed: a test failed or did not finish in time."},
+					"message":  str("The tests run, or the one that failed and why."),
+					"time":     timestamp("When they finished."),
+				},
+			},
 		},
 	}
 }
