@@ -69,6 +69,9 @@ func TestChartTestMessages(t *testing.T) {
 	if c := m.cond(api.ConditionTested); c.Message != "revision 1: tests passed: app-test" {
 		t.Errorf("Tested %q", c.Message)
 	}
+	if c := m.cond(api.ConditionReady); c.Message != "revision 1 released and ready; its chart tests passed" {
+		t.Errorf("Ready %q", c.Message)
+	}
 	if ts := m.st.Test; ts == nil || ts.Revision != 1 || ts.Result != api.TestSucceeded || ts.Time == nil {
 		t.Errorf("status.test %+v", ts)
 	}
@@ -194,7 +197,7 @@ func TestMachineFailedTestReported(t *testing.T) {
 	m.run(5)
 	m.setValues(failingTest)
 	expectTrace(t, m.run(5), "OutOfSync/Upgrade", "Untested/Test!", "InSync")
-	if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionTrue {
+	if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "its chart tests failed (test.onFailure: report)") {
 		t.Errorf("Ready %+v", c)
 	}
 	if c := m.cond(api.ConditionTested); c.Status != metav1.ConditionFalse || c.Reason != string(api.ReasonTestFailed) {

@@ -86,7 +86,21 @@ func decide(o Observation, p policyOf) Decision {
 	if d, gated := decideTests(o, p); gated {
 		return d
 	}
-	return Decision{State: StateInSync, Reason: api.ReasonSucceeded, Message: fmt.Sprintf("revision %d released and ready", l.Version)}
+	return Decision{State: StateInSync, Reason: api.ReasonSucceeded, Message: inSyncMessage(o, p)}
+}
+
+// inSyncMessage says what a step found in sync: released and ready, and
+// what the chart's tests found when the watch runs them.
+func inSyncMessage(o Observation, p policyOf) string {
+	msg := fmt.Sprintf("revision %d released and ready", o.Latest.Version)
+	switch t := o.Tested; {
+	case !p.Test.Enable || t == nil:
+	case t.Result == api.TestSucceeded:
+		msg += "; its chart tests passed"
+	default:
+		msg += "; its chart tests failed (test.onFailure: report): see the Tested condition"
+	}
+	return msg
 }
 
 // suspendedMessage says what suspension means and how to resume.
