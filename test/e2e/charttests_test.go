@@ -37,7 +37,8 @@ var failingTest = map[string]any{"test": map[string]any{"podLabels": map[string]
 //     test suite, and no test Pod is left.
 //   - An upgrade whose test fails: Tested False naming the failed test Pod
 //     and why it failed, rolled back (Remediated); retried once, then
-//     Stalled with the last good revision running; no test Pod left.
+//     Stalled with the last good revision running; no test Pod left. Fixing
+//     the spec releases a revision that passes, and clears the count.
 //   - A first install whose test fails (onFailure: remediate) is not
 //     uninstalled (readiness.remediateInstall: false): Stalled, TestFailed.
 //   - onFailure: report: Tested False, nothing rolled back, Ready True.
@@ -55,6 +56,9 @@ func TestChartTestsGateReleases(t *testing.T) {
 		t.Errorf("status.test %+v, want revision 1 Succeeded", st.Test)
 	}
 	waitCRReady(t, env, testedAppGVK, ns, "web")
+	if _, s, err := getCR(ctx, env, testedAppGVK, ns, "web"); err != nil || !strings.HasSuffix(condition(s, api.ConditionReady).Message, "its chart tests passed") {
+		t.Errorf("Ready does not say the tests passed: %+v (%v)", s.Conditions, err)
+	}
 	if out := helmCmd(t, env, "status", "web", "-n", ns); !strings.Contains(out, "TEST SUITE:     web-test-connection") || !strings.Contains(out, "Phase:          Succeeded") {
 		t.Errorf("helm status does not show the test suite:\n%s", out)
 	}
@@ -91,11 +95,25 @@ func TestChartTestsGateReleases(t *testing.T) {
 	if last := lines[len(lines)-1]; !strings.Contains(last, "deployed") || !strings.Contains(last, "Rollback to ") {
 		t.Errorf("the latest revision is not a rollback, deployed:\n%s", history)
 	}
+	if out := helmCmd(t, env, "status", "web", "-n", ns, "--revision", "4"); !strings.Contains(out, "Phase:          Failed") {
+		t.Errorf("helm status of revision 4 does not show the failed test:\n%s", out)
+	}
+	if evs := strings.Join(eventMessages(ctx, t, env, ns, "web"), "\n"); !strings.Contains(evs, "revision 2: test Pod "+ns+"/web-test-connection failed") {
+		t.Errorf("no Event says the test failed:\n%s", evs)
+	}
 	time.Sleep(3 * time.Second)
 	if again := helmCmd(t, env, "history", "web", "-n", ns, "--max", "100"); again != history {
 		t.Errorf("history keeps growing after Stalled:\n%s\nthen\n%s", history, again)
 	}
 	waitNoTestPod(t, env, ns, "web-test-connection")
+
+	// Fixing the spec releases a revision whose test passes; the count goes.
+	patchCR(t, env, testedAppGVK, ns, "web", map[string]any{"test": map[string]any{"podLabels": nil}})
+	waitTested(t, env, testedAppGVK, ns, "web", metav1.ConditionTrue, api.ReasonTestSucceeded, "web-test-connection")
+	waitCRReady(t, env, testedAppGVK, ns, "web")
+	if _, s, err := getCR(ctx, env, testedAppGVK, ns, "web"); err != nil || s.Failures != 0 || s.Test == nil || s.Release == nil || s.Test.Revision != s.Release.Revision {
+		t.Errorf("after the fix: failures %d, status.test %+v, release %+v (%v)", s.Failures, s.Test, s.Release, err)
+	}
 
 	// A first install whose test fails is kept, not uninstalled.
 	if err := env.Client.Create(ctx, newCR(testedAppGVK, ns, "fresh", failingTest)); err != nil {
