@@ -125,22 +125,7 @@ func TestMachineFailedTestRollsBackThenStalls(t *testing.T) {
 	m := newMachine(t, withTests(watches.TestRemediate)) // retries: 2, backoff 10s doubling
 	m.run(5)
 	m.setValues(failingTest)
-	expectTrace(t, m.run(5), "OutOfSync/Upgrade", "Untested/Test!", "TestFailed/Rollback", "OutOfSync")
-	if c := m.cond(api.ConditionReady); c.Reason != string(api.ReasonBackoff) {
-		t.Errorf("Ready while backing off: %+v", c)
-	}
-	m.clock.Step(10 * time.Second)
-	expectTrace(t, m.run(5), "OutOfSync/Upgrade", "Untested/Test!", "TestFailed/Rollback", "OutOfSync")
-	m.clock.Step(20 * time.Second)
-	expectTrace(t, m.run(5), "OutOfSync/Upgrade", "Untested/Test!", "TestFailed/Rollback", "Stalled")
-	m.clock.Step(time.Hour)
-	expectTrace(t, m.run(5), "Stalled")
-	if m.st.Failures != 3 || m.cond(api.ConditionStalled).Reason != string(api.ReasonRetriesExhausted) {
-		t.Errorf("failures %d, Stalled %+v", m.st.Failures, m.cond(api.ConditionStalled))
-	}
-	if h := m.history(); len(h) > 4 || !strings.HasSuffix(h[len(h)-1], ":deployed") {
-		t.Errorf("history %v: want at most maxHistory 4, the latest deployed", h)
-	}
+	m.rolledBackUntilStalled("OutOfSync/Upgrade", "Untested/Test!", "TestFailed/Rollback")
 	// A spec whose tests pass goes through, and clears the count once tested.
 	m.setSpec("v3")
 	expectTrace(t, m.run(5), "OutOfSync/Upgrade", "Untested/Test", "InSync")
