@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,8 +53,9 @@ func (t *chartTest) succeeded(s *step, out outcome) {
 }
 
 // failed: a transient error (API server trouble) retries the step; the
-// operator's RBAC refusing the test hooks is no verdict on the release
-// (Tested Unknown Forbidden, backed off, retried); any other failure is
+// operator's RBAC refusing the test hooks, or a release that could not be
+// read, is no verdict on the release (Tested Unknown Forbidden or
+// TestFailed, backed off, retried); any other failure is
 // the tests' verdict: status.test records the revision as failed, Event
 // and Tested False TestFailed naming the test and why it failed, and,
 // when the watch remediates failed tests, a failure counted toward
@@ -64,6 +66,13 @@ func (t *chartTest) failed(s *step, out outcome, err error) bool {
 	}
 	if rbacDenied.MatchString(err.Error()) {
 		s.setCondition(api.ConditionTested, metav1.ConditionUnknown, api.ReasonForbidden, s.heldBack(t, api.ReasonForbidden, err))
+		return false
+	}
+	if t.ran.Revision == 0 { // the release could not be read: nothing was tested
+		why := fmt.Sprintf("%s failed: %v", t.kind(), err)
+		left := s.backOff(string(t.kind()), why, 0)
+		s.e.event(s.obj, true, api.ReasonTestFailed, "%s; retrying in %s", why, left.Round(time.Second))
+		s.setCondition(api.ConditionTested, metav1.ConditionUnknown, api.ReasonTestFailed, why)
 		return false
 	}
 	msg := testFailure(t.ran, s.d.ref.Namespace, err)

@@ -57,6 +57,11 @@ func TestChartTest(t *testing.T) {
 			want: "Untested/Test!", events: []string{"Warning Forbidden"},
 			conds:      map[string]string{"Tested": "Unknown Forbidden", "Ready": "False Forbidden", "Stalled": ""},
 			lastAction: "Install"},
+		{name: "a release that could not be read is no verdict: backed off", policy: withTests(watches.TestRemediate), setup: installed,
+			fail: map[string]error{"Test": errors.New(`release: not found`)},
+			want: "Untested/Test!", events: []string{"Warning TestFailed"},
+			conds:      map[string]string{"Tested": "Unknown TestFailed", "Released": "True InstallSucceeded", "Stalled": ""},
+			lastAction: "Install"},
 		{name: "tests off: no Tested condition", setup: installed, want: "InSync", conds: map[string]string{"Tested": "", "Ready": "True Succeeded"}},
 	})
 }
