@@ -13,6 +13,11 @@ const (
 	// ConditionDrifted is True while released objects differ from the
 	// release (warn mode, or not corrected yet); absent otherwise.
 	ConditionDrifted = "Drifted"
+	// ConditionTested says what the chart's tests (helm test) found at the
+	// current revision: True when they passed, False when one failed;
+	// absent when the watch does not run tests, and until they ran at a
+	// new revision.
+	ConditionTested = "Tested"
 )
 
 // Reason is the reason of a condition or of an Event chartkeeper records.
@@ -97,6 +102,13 @@ const (
 	// released until it does; it is watched, and looked for again after
 	// the backoff.
 	ReasonValuesSourceMissing Reason = "ValuesSourceMissing"
+	// ReasonTestSucceeded: the chart's tests passed at the current
+	// revision (the message names them).
+	ReasonTestSucceeded Reason = "TestSucceeded"
+	// ReasonTestFailed: a chart test failed at the current revision (the
+	// message names the test Pod and why it failed); remediated as a
+	// failed upgrade or install, or only reported (watch test.onFailure).
+	ReasonTestFailed Reason = "TestFailed"
 )
 
 // Reasons lists every declared reason.
@@ -118,6 +130,7 @@ func Reasons() []Reason {
 		ReasonMissingDependency, ReasonForbidden,
 		ReasonCRDUpgradeRefused, ReasonCRDsApplied,
 		ReasonValuesSourceMissing,
+		ReasonTestSucceeded, ReasonTestFailed,
 	}
 }
 

@@ -71,6 +71,33 @@ type Status struct {
 	// Inventory is what the release's revision holds and how much of it
 	// is ready (inventory.go); nil when there is no release.
 	Inventory *Inventory `json:"inventory,omitempty"`
+	// Test is the outcome of the chart's tests at a revision (watch
+	// test.enable): they run once per revision, and a new install or
+	// upgrade clears it.
+	Test *TestStatus `json:"test,omitempty"`
+}
+
+// TestResult is the outcome of a chart's tests.
+type TestResult string
+
+// The test results.
+const (
+	// TestSucceeded: every test hook succeeded (or the chart has none).
+	TestSucceeded TestResult = "Succeeded"
+	// TestFailed: a test hook failed, or did not finish within the timeout.
+	TestFailed TestResult = "Failed"
+)
+
+// TestStatus is what a run of the chart's tests found.
+type TestStatus struct {
+	// Revision is the release revision they ran against.
+	Revision int `json:"revision"`
+	// Result is Succeeded or Failed.
+	Result TestResult `json:"result"`
+	// Message names the tests run, or the one that failed and why.
+	Message string `json:"message,omitempty"`
+	// Time is when they finished.
+	Time *metav1.Time `json:"time,omitempty"`
 }
 
 // ReleaseStatus summarises the release of a custom resource.
@@ -150,6 +177,20 @@ func (st *Status) DeepCopy() *Status {
 			inv.Entries = append([]InventoryEntry(nil), inv.Entries...)
 		}
 		out.Inventory = &inv
+	}
+	out.Test = st.Test.DeepCopy()
+	return &out
+}
+
+// DeepCopy returns a copy of t (nil for nil).
+func (t *TestStatus) DeepCopy() *TestStatus {
+	if t == nil {
+		return nil
+	}
+	out := *t
+	if t.Time != nil {
+		tm := *t.Time
+		out.Time = &tm
 	}
 	return &out
 }

@@ -1,7 +1,7 @@
 // Package helm is a thin wrapper over the Helm SDK, and the only package
 // that imports Helm's action, storage, kube and postrender packages: it
-// performs one Helm action (install, upgrade, rollback, uninstall, unlock)
-// or reads a release when asked, lists revisions from their Secrets'
+// performs one Helm action (install, upgrade, rollback, uninstall, unlock,
+// test) or reads a release when asked, lists revisions from their Secrets'
 // labels (Revisions, ReleaseOf), and takes no decisions. Which action to run, when, and what a
 // failure means is the release package's business.
 //

@@ -27,7 +27,8 @@ type Samples map[schema.GroupVersionKind][]map[string]any
 // charts render with their default values, with each sample's spec and
 // with each boolean default flipped, each with exact verbs; what the
 // charts' own Roles and ClusterRoles grant (chartGrants); CRDs when a
-// chart ships crds/; plus the extra rules of the Go hooks (hookRules). No
+// chart ships crds/; what the chart's test hooks need when the watch runs
+// them (testRules); plus the extra rules of the Go hooks (hookRules). No
 // rule names "*". The notes say, per kind, which rules the charts' RBAC
 // added and what could not be resolved.
 func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*rbacv1.ClusterRole, []string, error) {
@@ -75,6 +76,13 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 					add(grp, res, g.Verbs...)
 				}
 			}
+		}
+		testKinds, testNote := testRules(w, renders)
+		for _, gk := range testKinds {
+			add(gk.Group, Plural(gk.Kind), testVerbs...)
+		}
+		if testNote != "" {
+			ns = append(ns, testNote)
 		}
 		crdGrants, crdNote := crdRules(w, ChartCRDNames(w, renders))
 		for _, g := range crdGrants {

@@ -19,8 +19,12 @@ import (
 type Rendered struct {
 	// What names the values: "defaults" or "sample N" (from 1).
 	What string
-	// Objects are the manifests' objects, in file order.
+	// Objects are the manifests' objects, in file order, test hooks left
+	// out (never released).
 	Objects []map[string]any
+	// Tests are the objects of the chart's test hooks (helm.sh/hook: test):
+	// what running its tests creates.
+	Tests []map[string]any
 	// record is the release Helm would store for a first install of this
 	// render (chart, values, manifest, notes): what RecordSize measures.
 	record *release.Release
@@ -56,8 +60,8 @@ func Render(w watches.Watch, samples Samples) ([]Rendered, error) {
 	return out, nil
 }
 
-// render renders w's chart with spec once: its objects (test hooks left
-// out) and the release record Helm would store.
+// render renders w's chart with spec once: its objects, its test hooks
+// apart, and the release record Helm would store.
 func render(w watches.Watch, spec map[string]any, what string) (Rendered, error) {
 	in, err := values.Compute(spec, w.OverrideValues)
 	if err != nil {
@@ -93,7 +97,11 @@ func render(w watches.Watch, spec map[string]any, what string) (Rendered, error)
 			if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
 				return Rendered{}, fmt.Errorf("%s: %w", name, err)
 			}
-			if len(obj) > 0 && !isTestHook(obj) {
+			switch {
+			case len(obj) == 0:
+			case isTestHook(obj):
+				r.Tests = append(r.Tests, obj)
+			default:
 				r.Objects = append(r.Objects, obj)
 			}
 		}

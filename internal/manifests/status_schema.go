@@ -73,6 +73,16 @@ func StatusSchema() apiextv1.JSONSchemaProps {
 			"appliedPlan":            str("Digest of the last plan approved and applied."),
 			"history":                historySchema(),
 			"inventory":              inventorySchema(),
+			"test": {
+				Type: "object", Description: "The outcome of the chart's tests (helm test) at a revision, when the watch runs them (test.enable).",
+				Required: []string{"revision", "result"},
+				Properties: map[string]apiextv1.JSONSchemaProps{
+					"revision": integer("The release revision the tests ran against."),
+					"result":   {Type: "string", Enum: enum(string(api.TestSucceeded), string(api.TestFailed)), Description: "Succeeded, or Failed: a test failed or did not finish in time."},
+					"message":  str("The tests run, or the one that failed and why."),
+					"time":     timestamp("When they finished."),
+				},
+			},
 		},
 	}
 }

@@ -22,7 +22,7 @@ import (
 
 // action is one of the eight things a step can do. Each lives in its own
 // file (install.go, upgrade.go, rollback.go, uninstall.go, unlock.go,
-// correctdrift.go, prune.go, plan.go) and tells its whole story there: what it runs,
+// correctdrift.go, prune.go, plan.go, charttest.go) and tells its whole story there: what it runs,
 // and how its success and its failure are recorded (the Event and its
 // reason, whether a failure counts toward remediation, status.release, the
 // Released and Remediated conditions). Decide chooses the action; act runs
@@ -75,6 +75,8 @@ func actionFor(d Decision) action {
 		return prune{}
 	case ActionPlan:
 		return &plan{}
+	case ActionTest:
+		return &chartTest{}
 	}
 	return nil
 }
@@ -222,25 +224,37 @@ func (s *step) dependencyMissing(a action, out outcome, err error) bool {
 	if out.changed() || reason == "" {
 		return false
 	}
-	why := fmt.Sprintf("%s failed: %v", a.kind(), err)
-	left := s.backOff(string(a.kind()), why, 0)
-	s.st.BackoffReason = string(reason)
-	s.e.event(s.obj, true, reason, "%s; retrying in %s", why, left.Round(time.Second))
+	why := s.heldBack(a, reason, err)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, reason, why)
 	s.attempted(a, out, api.AttemptFailed, reason, why)
 	return true
 }
 
+// heldBack backs off an action that failed for a cause outside the chart
+// that can heal without a spec change (reason: MissingDependency,
+// Forbidden), reported with that reason while it waits (an Event; the
+// caller writes its condition), and returns why it failed.
+func (s *step) heldBack(a action, reason api.Reason, err error) string {
+	why := fmt.Sprintf("%s failed: %v", a.kind(), err)
+	left := s.backOff(string(a.kind()), why, 0)
+	s.st.BackoffReason = string(reason)
+	s.e.event(s.obj, true, reason, "%s; retrying in %s", why, left.Round(time.Second))
+	return why
+}
+
 // releasedDesired records an install or upgrade that succeeded: the new
-// revision in status.release, fresh drift baselines, the failure count and
-// terminal error cleared, an Event and an attempt in status.history,
-// Released True with reason, and Remediated dropped.
+// revision in status.release, fresh drift baselines, the terminal error
+// cleared, the tests of an earlier revision forgotten, an Event and an
+// attempt in status.history, Released True with reason, and Remediated dropped. The failure count
+// stays until the revision is found in sync (ready, and tested when the
+// watch tests): a revision that fails after its release (not ready in
+// time, its tests failed) counts toward the same retries.
 func (s *step) releasedDesired(a action, out outcome, reason api.Reason) {
 	st := s.st
 	s.recordRevision(a, out)
 	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
-	st.Failures, st.FailedDigest, st.LastFailureTime, st.LastFailureMessage = 0, "", nil, ""
 	st.TerminalError, st.TerminalDigest, st.TerminalReason = "", "", ""
+	s.untested()
 	done := fmt.Sprintf("%s of revision %d succeeded", a.kind(), out.after)
 	s.e.event(s.obj, false, reason, "%s", done)
 	s.attempted(a, out, api.AttemptSucceeded, reason, done)
@@ -251,6 +265,11 @@ func (s *step) releasedDesired(a action, out outcome, reason api.Reason) {
 // maxFailureMessage bounds the failure message kept in the status, in
 // characters (an error can quote a whole manifest).
 const maxFailureMessage = 1024
+
+// failuresCleared drops the failure count and why the last attempt failed.
+func (s *step) failuresCleared() {
+	s.st.Failures, s.st.FailedDigest, s.st.LastFailureTime, s.st.LastFailureMessage = 0, "", nil, ""
+}
 
 // countFailure counts a failed attempt at the desired digest and keeps why.
 func (s *step) countFailure(why string) {

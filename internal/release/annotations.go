@@ -183,6 +183,6 @@ func (s *step) recordReconcileRequest() {
 		return
 	}
 	st.LastHandledReconcileAt = s.o.ReconcileRequest
-	st.Failures, st.FailedDigest, st.LastFailureTime, st.LastFailureMessage = 0, "", nil, ""
+	s.failuresCleared()
 	st.TerminalError, st.TerminalDigest, st.TerminalReason = "", "", ""
 }

@@ -62,7 +62,8 @@ func (s *step) setReadiness(v verdict) {
 // Released (and Remediated) itself; without one, Released describes the
 // observed state. Ready is computed from what was observed: True only when
 // this step found the release InSync (deployed from the desired digest, no
-// drift, every object Current) and ran no action.
+// drift, every object Current, its tests passed when the watch runs them)
+// and ran no action; then the failure count is cleared.
 func (s *step) summarize(res Result) {
 	st, d, o := s.st, s.dec, s.o
 	if res.Ran == ActionNone {
@@ -73,7 +74,7 @@ func (s *step) summarize(res Result) {
 		switch {
 		case d.State == StateSuspended:
 			// Released keeps what it said: nothing was looked at or changed.
-		case d.State == StateInSync || d.State == StateUnready:
+		case d.State == StateInSync || d.State == StateUnready || d.State == StateUntested:
 			// Released True as the last action left it (InstallSucceeded, say)
 			// stays: rewriting its reason to Succeeded was a status write per
 			// action for nothing new.
@@ -87,7 +88,12 @@ func (s *step) summarize(res Result) {
 	}
 	s.setDrifted(res)
 	s.settlePlan()
-	s.setReadiness(s.verdict(res))
+	s.testsOff()
+	v := s.verdict(res)
+	if v.ready {
+		s.failuresCleared() // released, ready and tested: the attempts are over
+	}
+	s.setReadiness(v)
 }
 
 // verdict judges the step for Ready, Reconciling and Stalled.

@@ -94,7 +94,24 @@ func decide(o Observation, p policyOf) Decision {
 	if !o.Ready {
 		return decideUnready(o, p)
 	}
-	return Decision{State: StateInSync, Reason: api.ReasonSucceeded, Message: fmt.Sprintf("revision %d released and ready", l.Version)}
+	if d, gated := decideTests(o, p); gated {
+		return d
+	}
+	return Decision{State: StateInSync, Reason: api.ReasonSucceeded, Message: inSyncMessage(o, p)}
+}
+
+// inSyncMessage says what a step found in sync: released and ready, and
+// what the chart's tests found when the watch runs them.
+func inSyncMessage(o Observation, p policyOf) string {
+	msg := fmt.Sprintf("revision %d released and ready", o.Latest.Version)
+	switch t := o.Tested; {
+	case !p.Test.Enable || t == nil:
+	case t.Result == api.TestSucceeded:
+		msg += "; its chart tests passed"
+	default:
+		msg += "; its chart tests failed (test.onFailure: report): see the Tested condition"
+	}
+	return msg
 }
 
 // suspendedMessage says what suspension means and how to resume.
@@ -210,17 +227,59 @@ func decideUnready(o Observation, p policyOf) Decision {
 		return d
 	}
 	d.CountFailure = true
+	return remediate(d, o, p)
+}
+
+// remediate sets the action that remediates a revision deployed from the
+// desired digest that failed after its release (not ready in time, an
+// object failed, its tests failed): a rollback to the last deployed
+// revision, or an uninstall (a first install, or the uninstall strategy);
+// none for a rollback, which is never rolled back (Stalled).
+func remediate(d Decision, o Observation, p policyOf) Decision {
 	switch {
 	case o.Latest.IsRollback:
 		d.State = StateStalled // never roll back a rollback
 	case o.PreviousDeployed == 0:
 		d.Action, d.Remediation = ActionUninstall, true
-	case p.UpgradeStrategy == "uninstall":
+	case p.UpgradeStrategy == watches.StrategyUninstall:
 		d.Action, d.Remediation = ActionUninstall, true
 	default:
 		d.Action, d.Remediation, d.RollbackTo = ActionRollback, true, o.PreviousDeployed
 	}
 	return d
+}
+
+// decideTests gates a revision deployed from the desired digest, and
+// ready, on the chart's tests when the watch runs them (test.enable): they
+// run once per revision (again on a reconcile request after they failed).
+// A failure the watch remediates (test.onFailure: remediate, counted when
+// the tests ran) is remediated as a failed upgrade; a first install is
+// kept and Stalled unless readiness.remediateInstall, as one not ready in
+// time would be waited for. gated: the decision is the tests'; otherwise
+// the revision passed them, or they are off or only reported.
+func decideTests(o Observation, p policyOf) (d Decision, gated bool) {
+	t, v := o.Tested, o.Latest.Version
+	switch {
+	case !p.Test.Enable:
+		return Decision{}, false
+	case t == nil:
+		return Decision{State: StateUntested, Action: ActionTest, Reason: api.ReasonProgressing,
+			Message: fmt.Sprintf("revision %d is ready: running its chart tests", v)}, true
+	case t.Result == api.TestSucceeded:
+		return Decision{}, false
+	case o.ReconcileRequest != "":
+		return Decision{State: StateUntested, Action: ActionTest, Reason: api.ReasonProgressing,
+			Message: fmt.Sprintf("the chart tests of revision %d failed; running them again, as requested", v)}, true
+	case p.Test.OnFailure == watches.TestReport:
+		return Decision{}, false
+	}
+	d = Decision{State: StateTestFailed, Reason: api.ReasonTestFailed, Message: fmt.Sprintf("the chart tests of revision %d failed: %s", v, t.Message)}
+	if o.PreviousDeployed == 0 && !o.Latest.IsRollback && !p.RemediateInstall {
+		d.State = StateStalled
+		d.Message += "; a first install is not remediated (readiness.remediateInstall: false): fix the cause, then request a reconcile to test it again, or change the spec"
+		return d, true
+	}
+	return remediate(d, o, p), true
 }
 
 // retryGate stops a new attempt when the retry budget for the desired

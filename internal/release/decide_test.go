@@ -241,6 +241,52 @@ func TestDecide(t *testing.T) {
 		}, nil, Decision{State: StateInSync}},
 		{"in sync does nothing", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, want) }, nil,
 			Decision{State: StateInSync}},
+		{"a ready revision is tested when the watch runs tests", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, want) }, tests(watches.TestRemediate),
+			Decision{State: StateUntested, Action: ActionTest, Reason: api.ReasonProgressing}},
+		{"an unready revision is not tested yet", func(o *Observation) {
+			o.Latest, o.Ready = rev(2, helmrelease.StatusDeployed, want), false
+		}, tests(watches.TestRemediate), Decision{State: StateUnready, RequeueAfter: 4 * time.Minute}},
+		{"drift is corrected before the tests run", func(o *Observation) {
+			o.Latest, o.Drift = rev(2, helmrelease.StatusDeployed, want), []Drift{{Object: object{Name: "x"}, Change: DriftDeleted}}
+		}, tests(watches.TestRemediate), Decision{State: StateDrifted, Action: ActionCorrectDrift}},
+		{"a revision that passed its tests is in sync", func(o *Observation) {
+			o.Latest, o.Tested = rev(2, helmrelease.StatusDeployed, want), &api.TestStatus{Revision: 2, Result: api.TestSucceeded}
+		}, tests(watches.TestRemediate), Decision{State: StateInSync, Reason: api.ReasonSucceeded}},
+		{"an upgrade that failed its tests is rolled back, already counted", func(o *Observation) {
+			o.Latest, o.PreviousDeployed, o.Tested = rev(2, helmrelease.StatusDeployed, want), 1, failedTest(2)
+		}, tests(watches.TestRemediate), Decision{State: StateTestFailed, Action: ActionRollback, RollbackTo: 1, Remediation: true, Reason: api.ReasonTestFailed}},
+		{"an upgrade that failed its tests is uninstalled with that strategy", func(o *Observation) {
+			o.Latest, o.PreviousDeployed, o.Tested = rev(2, helmrelease.StatusDeployed, want), 1, failedTest(2)
+		}, func(p *watches.Policy) {
+			tests(watches.TestRemediate)(p)
+			p.UpgradeStrategy = watches.StrategyUninstall
+		}, Decision{State: StateTestFailed, Action: ActionUninstall, Remediation: true, Reason: api.ReasonTestFailed}},
+		{"a first install that failed its tests is kept: stalled", func(o *Observation) {
+			o.Latest, o.Tested = rev(1, helmrelease.StatusDeployed, want), failedTest(1)
+		}, tests(watches.TestRemediate), Decision{State: StateStalled, Reason: api.ReasonTestFailed}},
+		{"a first install that failed its tests is uninstalled when the watch asks", func(o *Observation) {
+			o.Latest, o.Tested = rev(1, helmrelease.StatusDeployed, want), failedTest(1)
+		}, func(p *watches.Policy) {
+			tests(watches.TestRemediate)(p)
+			p.RemediateInstall = true
+		}, Decision{State: StateTestFailed, Action: ActionUninstall, Remediation: true, Reason: api.ReasonTestFailed}},
+		{"a rollback that failed its tests stalls: no rollback of a rollback", func(o *Observation) {
+			o.Latest = &Revision{Version: 3, Status: helmrelease.StatusDeployed, Digest: want, IsRollback: true}
+			o.PreviousDeployed, o.Tested = 1, failedTest(3)
+		}, tests(watches.TestRemediate), Decision{State: StateStalled, Reason: api.ReasonTestFailed}},
+		{"a failed test only reported: in sync", func(o *Observation) {
+			o.Latest, o.PreviousDeployed, o.Tested = rev(2, helmrelease.StatusDeployed, want), 1, failedTest(2)
+		}, tests(watches.TestReport), Decision{State: StateInSync, Reason: api.ReasonSucceeded}},
+		{"a reconcile request tests a failed revision again", func(o *Observation) {
+			o.Latest, o.PreviousDeployed, o.Tested, o.ReconcileRequest = rev(2, helmrelease.StatusDeployed, want), 1, failedTest(2), "now"
+		}, tests(watches.TestRemediate), Decision{State: StateUntested, Action: ActionTest}},
+		{"tests the operator may not run wait out their backoff, saying so", func(o *Observation) {
+			o.Latest = rev(2, helmrelease.StatusDeployed, want)
+			o.Backoff = Backoff{Of: "Test", Failures: 1, Digest: want, Until: t0.Add(4 * time.Second), Reason: api.ReasonForbidden}
+		}, tests(watches.TestRemediate), Decision{State: StateUntested, RequeueAfter: 4 * time.Second, Reason: api.ReasonForbidden}},
+		{"a failed test recorded while tests are off is not acted on", func(o *Observation) {
+			o.Latest, o.PreviousDeployed, o.Tested = rev(2, helmrelease.StatusDeployed, want), 1, failedTest(2)
+		}, nil, Decision{State: StateInSync}},
 		{"deleting uninstalls", func(o *Observation) {
 			o.Deleting, o.Latest = true, rev(2, helmrelease.StatusPendingUpgrade, want)
 		}, nil, Decision{State: StateDeleting, Action: ActionUninstall}},
@@ -298,6 +344,18 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+// tests turns the watch's chart tests on, with onFailure.
+func tests(onFailure watches.TestOnFailure) func(*watches.Policy) {
+	return func(p *watches.Policy) {
+		p.Test = watches.TestPolicy{Enable: true, Timeout: time.Minute, OnFailure: onFailure}
+	}
+}
+
+// failedTest is what status.test says of a revision whose tests failed.
+func failedTest(revision int) *api.TestStatus {
+	return &api.TestStatus{Revision: revision, Result: api.TestFailed, Message: "test Pod ns/web-test-connection failed: phase Failed"}
+}
+
 // A decision taken because attempts failed says why the last one failed,
 // for the digest it was counted for only: a resource that stopped
 // retrying still explains itself.
@@ -333,92 +391,5 @@ func TestBackoffDoublesToMax(t *testing.T) {
 		if got := p.Backoff(failures); got != want {
 			t.Errorf("Backoff(%d) = %s, want %s", failures, got, want)
 		}
-	}
-}
-
-// What failed (an action or a Go hook phase) is not run again before
-// status.nextAttemptTime, for the digest it failed at; anything else is
-// decided as usual, and the annotation that skips the BeforeUninstall
-// hooks is not held back by their backoff.
-func TestDecideBackoffGate(t *testing.T) {
-	const want, old = "want", "old"
-	deployed := func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, want) }
-	drifted := func(o *Observation) {
-		deployed(o)
-		o.Drift = []Drift{{Object: object{Namespace: "ns", Name: "web-config"}, Change: DriftDeleted}}
-	}
-	deleting := func(o *Observation) { o.Deleting, o.Latest = true, rev(2, helmrelease.StatusDeployed, want) }
-	failing := func(of string, until time.Duration) Backoff {
-		return Backoff{Of: of, Failures: 3, Digest: want, Until: t0.Add(until)}
-	}
-	tests := []struct {
-		name    string
-		mod     func(*Observation)
-		backoff Backoff
-		want    Decision
-		hint    bool // the message names the skip annotation
-	}{
-		{"failed correction waits", drifted, failing("CorrectDrift", 7*time.Second),
-			Decision{State: StateDrifted, RequeueAfter: 7 * time.Second, Reason: api.ReasonBackoff}, false},
-		{"failed correction retried once due", drifted, failing("CorrectDrift", 0),
-			Decision{State: StateDrifted, Action: ActionCorrectDrift, Reason: api.ReasonProgressing}, false},
-		{"backoff of another digest does not hold", drifted, Backoff{Of: "CorrectDrift", Failures: 3, Digest: old, Until: t0.Add(time.Minute)},
-			Decision{State: StateDrifted, Action: ActionCorrectDrift}, false},
-		{"backoff of another action does not hold", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, old) },
-			failing("CorrectDrift", time.Minute), Decision{State: StateOutOfSync, Action: ActionUpgrade}, false},
-		{"failed prune waits", func(o *Observation) {
-			deployed(o)
-			o.Leftovers = []object{{Namespace: "ns", Name: "web-extra-7"}}
-		}, failing("Prune", time.Minute), Decision{State: StateLeftovers, RequeueAfter: time.Minute, Reason: api.ReasonBackoff}, false},
-		{"failed unlock waits", func(o *Observation) { o.Latest = rev(3, helmrelease.StatusPendingUpgrade, want) },
-			failing("Unlock", 30*time.Second), Decision{State: StateLocked, RequeueAfter: 30 * time.Second, Reason: api.ReasonBackoff}, false},
-		{"failed uninstall on deletion waits", deleting, failing("Uninstall", 20*time.Second),
-			Decision{State: StateDeleting, RequeueAfter: 20 * time.Second, Reason: api.ReasonBackoff}, false},
-		{"failing BeforeUninstall hook holds the deletion", deleting, failing("BeforeUninstall", 20*time.Second),
-			Decision{State: StateDeleting, RequeueAfter: 20 * time.Second, Reason: api.ReasonHookFailed}, true},
-		{"skip annotation uninstalls at once", func(o *Observation) { deleting(o); o.SkipUninstallHooks = true },
-			failing("BeforeUninstall", 20*time.Second), Decision{State: StateDeleting, Action: ActionUninstall, SkipHooks: true}, false},
-		{"failing PreRelease hook holds the upgrade", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, old) },
-			failing("PreRelease", 5*time.Second), Decision{State: StateOutOfSync, RequeueAfter: 5 * time.Second, Reason: api.ReasonHookFailed}, false},
-		{"failing PostRelease hook: not Ready, waits", deployed, failing("PostRelease", 5*time.Second),
-			Decision{State: StateInSync, RequeueAfter: 5 * time.Second, Reason: api.ReasonHookFailed}, false},
-		{"failed upgrade still remediated at once", func(o *Observation) {
-			o.Latest, o.PreviousDeployed = rev(5, helmrelease.StatusFailed, want), 3
-		}, failing("Upgrade", time.Minute), Decision{State: StateFailed, Action: ActionRollback, RollbackTo: 3, Remediation: true}, false},
-		{"failed upgrade retried after the jittered time only", func(o *Observation) {
-			o.Latest = rev(4, helmrelease.StatusDeployed, old)
-			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-10*time.Second)
-		}, Backoff{Of: "Upgrade", Failures: 1, Digest: want, Until: t0.Add(2 * time.Second)},
-			Decision{State: StateOutOfSync, RequeueAfter: 2 * time.Second, Reason: api.ReasonBackoff}, false},
-		{"an install missing its namespace waits, saying so", func(o *Observation) {},
-			Backoff{Of: "Install", Failures: 3, Digest: want, Until: t0.Add(4 * time.Second), Reason: api.ReasonMissingDependency},
-			Decision{State: StateAbsent, RequeueAfter: 4 * time.Second, Reason: api.ReasonMissingDependency}, false},
-		{"a forbidden upgrade waits, saying so", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, old) },
-			Backoff{Of: "Upgrade", Failures: 1, Digest: want, Until: t0.Add(4 * time.Second), Reason: api.ReasonForbidden},
-			Decision{State: StateOutOfSync, RequeueAfter: 4 * time.Second, Reason: api.ReasonForbidden}, false},
-		{"a missing namespace, once its backoff passed, installs again", func(o *Observation) {},
-			Backoff{Of: "Install", Failures: 3, Digest: want, Until: t0.Add(-time.Second), Reason: api.ReasonMissingDependency},
-			Decision{State: StateAbsent, Action: ActionInstall}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			o := Observation{Now: t0, DesiredDigest: want, Ready: true, ReleasedAt: t0.Add(-time.Minute),
-				LastFailureMessage: "CorrectDrift failed: denied", Backoff: tt.backoff}
-			tt.mod(&o)
-			got := Decide(o, defaultPolicy())
-			if got.State != tt.want.State || got.Action != tt.want.Action || got.RollbackTo != tt.want.RollbackTo ||
-				got.Remediation != tt.want.Remediation || got.RequeueAfter != tt.want.RequeueAfter || got.SkipHooks != tt.want.SkipHooks {
-				t.Errorf("got %+v\nwant %+v", got, tt.want)
-			}
-			if tt.want.Reason != "" && got.Reason != tt.want.Reason {
-				t.Errorf("reason %q, want %q (%s)", got.Reason, tt.want.Reason, got.Message)
-			}
-			if got.RequeueAfter > 0 && got.Action == ActionNone && !strings.Contains(got.Message, "last failure: CorrectDrift failed: denied") {
-				t.Errorf("a backoff says why the last attempt failed: %q", got.Message)
-			}
-			if hint := strings.Contains(got.Message, api.AnnotationSkipUninstallHooks); hint != tt.hint {
-				t.Errorf("message %q names the annotation: %v, want %v", got.Message, hint, tt.hint)
-			}
-		})
 	}
 }

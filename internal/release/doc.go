@@ -9,9 +9,9 @@
 //  2. classify (Decide, a pure function): a named State and at most one
 //     Action;
 //  3. act: run that one action (Install, Upgrade, Rollback, Uninstall,
-//     Unlock, CorrectDrift, Prune), each a small type in its own file that
+//     Unlock, CorrectDrift, Prune, Test), each a small type in its own file that
 //     also records its outcome (Events, failure count, status.release, the
-//     Released and Remediated conditions);
+//     Released, Remediated and Tested conditions);
 //  4. summarize: setReadiness, the one writer of Ready, Reconciling and
 //     Stalled, and the requeue policy (Result.Requeue is final).
 //

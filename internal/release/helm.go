@@ -32,6 +32,11 @@ type Helm interface {
 	// g.Timeout, its hooks skipped with g.DisableHooks; a release that does
 	// not exist is no error.
 	Uninstall(ctx context.Context, name, namespace, description string, g helm.Guard) error
+	// Test runs the chart's tests (its helm.sh/hook: test hooks) against
+	// the latest revision, each bounded by g.Timeout, reads why a test Pod
+	// that did not succeed failed, and deletes the test hooks' objects; the
+	// error says which test failed, or why they could not run.
+	Test(ctx context.Context, name, namespace string, g helm.Guard) (helm.TestRun, error)
 	// Unlock marks a pending latest revision failed and returns it
 	// (helm.ErrNotLocked when it is not pending).
 	Unlock(ctx context.Context, name, namespace string) (*helmrelease.Release, error)

@@ -58,6 +58,13 @@ func (f *faultyHelm) Uninstall(ctx context.Context, name, ns, description string
 	return f.Helm.Uninstall(ctx, name, ns, description, g)
 }
 
+func (f *faultyHelm) Test(ctx context.Context, name, ns string, g helm.Guard) (helm.TestRun, error) {
+	if err := f.fail["Test"]; err != nil {
+		return helm.TestRun{}, err
+	}
+	return f.Helm.Test(ctx, name, ns, g)
+}
+
 func (f *faultyHelm) Unlock(ctx context.Context, name, ns string) (*helmrelease.Release, error) {
 	if err := f.fail["Unlock"]; err != nil {
 		return nil, err

@@ -162,7 +162,10 @@ func testChart() *chart.Chart {
 			"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  data: {{ .Values.data | quote }}\n" +
 				"{{ if .Values.deploy }}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n{{ end }}")},
 			{Name: "templates/hook.yaml", Data: []byte(
-				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-hook\n  annotations:\n    helm.sh/hook: pre-install,pre-upgrade\ndata:\n  data: {{ .Values.data | quote }}\n")}},
+				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-hook\n  annotations:\n    helm.sh/hook: pre-install,pre-upgrade\ndata:\n  data: {{ .Values.data | quote }}\n")},
+			// The chart's test: "fail-me" in .Values.test makes its creation fail.
+			{Name: "templates/tests/test.yaml", Data: []byte(
+				"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-test\n  annotations:\n    helm.sh/hook: test\n    expect: {{ .Values.test | default \"ok\" | quote }}\n")}},
 	}
 }
 
@@ -294,17 +297,40 @@ func TestMachineFailedUpgradeRollsBackThenStalls(t *testing.T) {
 	m := newMachine(t, nil) // retries: 2, backoff 10s doubling
 	m.run(5)
 	m.setSpec("fail-me")
-	expectTrace(t, m.run(5), "OutOfSync/Upgrade!", "Failed/Rollback", "OutOfSync")
-	if c := m.cond(api.ConditionRemediated); c.Status != metav1.ConditionTrue || c.Reason != string(api.ReasonRollbackSucceeded) {
-		t.Errorf("Remediated %+v", c)
+	m.rolledBackUntilStalled("OutOfSync/Upgrade!", "Failed/Rollback")
+	// A new spec resets the count and goes through.
+	m.setSpec("v3")
+	expectTrace(t, m.run(5), "OutOfSync/Upgrade", "InSync")
+	if m.st.Failures != 0 || m.cond(api.ConditionRemediated).Status != "" {
+		t.Errorf("after a good upgrade: failures %d, Remediated %+v", m.st.Failures, m.cond(api.ConditionRemediated))
 	}
-	if c := m.cond(api.ConditionReady); c.Reason != string(api.ReasonBackoff) {
-		t.Errorf("Ready while backing off: %+v", c)
+}
+
+// rolledBackUntilStalled steps a machine (retries: 2, backoff 10s
+// doubling) whose desired spec keeps failing: each attempt is traced as
+// attempt, is rolled back (Remediated) and waits out its backoff (Ready
+// Backoff), and the third stalls with its retries spent, for good; the
+// history stays within maxHistory, the latest revision deployed.
+func (m *machine) rolledBackUntilStalled(attempt ...string) {
+	t := m.t
+	t.Helper()
+	for i, wait := range []time.Duration{0, 10 * time.Second, 20 * time.Second} {
+		m.clock.Step(wait)
+		then := "OutOfSync"
+		if i == 2 {
+			then = "Stalled"
+		}
+		expectTrace(t, m.run(5), append(append([]string(nil), attempt...), then)...)
+		if i > 0 {
+			continue
+		}
+		if c := m.cond(api.ConditionRemediated); c.Status != metav1.ConditionTrue || c.Reason != string(api.ReasonRollbackSucceeded) {
+			t.Errorf("Remediated %+v", c)
+		}
+		if c := m.cond(api.ConditionReady); c.Reason != string(api.ReasonBackoff) {
+			t.Errorf("Ready while backing off: %+v", c)
+		}
 	}
-	m.clock.Step(10 * time.Second)
-	expectTrace(t, m.run(5), "OutOfSync/Upgrade!", "Failed/Rollback", "OutOfSync")
-	m.clock.Step(20 * time.Second)
-	expectTrace(t, m.run(5), "OutOfSync/Upgrade!", "Failed/Rollback", "Stalled")
 	m.clock.Step(time.Hour)
 	expectTrace(t, m.run(5), "Stalled") // no loop, however long it waits
 	if m.st.Failures != 3 || m.cond(api.ConditionStalled).Reason != string(api.ReasonRetriesExhausted) {
@@ -312,12 +338,6 @@ func TestMachineFailedUpgradeRollsBackThenStalls(t *testing.T) {
 	}
 	if h := m.history(); len(h) > 4 || !strings.HasSuffix(h[len(h)-1], ":deployed") {
 		t.Errorf("history %v: want at most maxHistory 4, the latest deployed", h)
-	}
-	// A new spec resets the count and goes through.
-	m.setSpec("v3")
-	expectTrace(t, m.run(5), "OutOfSync/Upgrade", "InSync")
-	if m.st.Failures != 0 || m.cond(api.ConditionRemediated).Status != "" {
-		t.Errorf("after a good upgrade: failures %d, Remediated %+v", m.st.Failures, m.cond(api.ConditionRemediated))
 	}
 }
 
@@ -400,23 +420,5 @@ func TestMachineDeletion(t *testing.T) {
 	}
 	if len(m.history()) != 0 {
 		t.Errorf("release history left: %v", m.history())
-	}
-}
-
-func TestMachineReadinessTimeoutRollsBack(t *testing.T) {
-	m := newMachine(t, nil)
-	m.run(5)
-	// The Deployment revision 2 adds never becomes available (its
-	// readiness, as read at resourceVersion 1, is remembered not Current).
-	m.engine.ready.set("ns/app", types.UID("uid-app"), readyAt{rv: "1", current: false, why: "Deployment app: InProgress: 0 of 1 available"})
-	m.setValues(map[string]any{"data": "v2", "deploy": true})
-	expectTrace(t, m.run(3), "OutOfSync/Upgrade", "Unready")
-	if c := m.cond(api.ConditionReady); c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "0 of 1 available") {
-		t.Errorf("Ready %+v", c)
-	}
-	m.clock.Step(6 * time.Minute)
-	expectTrace(t, m.run(3), "Unready/Rollback", "OutOfSync")
-	if c := m.cond(api.ConditionRemediated); c.Status != metav1.ConditionTrue {
-		t.Errorf("Remediated %+v", c)
 	}
 }

@@ -163,6 +163,9 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		o.ReleasedAt = rs.LastActionTime.Time
 		o.Latest.IsRollback = rs.LastAction == string(ActionRollback)
 	}
+	if ts := st.Test; ts != nil && ts.Revision == l.Version {
+		o.Tested = ts.DeepCopy()
+	}
 	if l.Status == helmrelease.StatusFailed {
 		// Rare: read the revision to tell a failed rollback from a failed upgrade.
 		if rel, err := e.helm.Get(ctx, d.ref.Name, d.ref.Namespace, l.Version); err == nil && rel.Info != nil {

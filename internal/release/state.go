@@ -38,6 +38,13 @@ const (
 	StateDrifted State = "Drifted"
 	// StateUnready: released as desired, objects not all Ready yet.
 	StateUnready State = "Unready"
+	// StateUntested: released as desired and Ready, and the watch runs the
+	// chart's tests (test.enable), which have not run at this revision.
+	StateUntested State = "Untested"
+	// StateTestFailed: released as desired and Ready, but the chart's tests
+	// failed at this revision, and the watch remediates that
+	// (test.onFailure: remediate).
+	StateTestFailed State = "TestFailed"
 	// StateInSync: released as desired and Ready.
 	StateInSync State = "InSync"
 	// StateSuspended: the annotation chartkeeper.dev/suspend is "true":
@@ -69,6 +76,7 @@ const (
 	// ActionPlan writes the plan of an upgrade awaiting approval; it
 	// changes nothing else.
 	ActionPlan ActionKind = "Plan"
+	ActionTest ActionKind = "Test"
 )
 
 // Revision is what is known of a stored release revision.
@@ -131,6 +139,9 @@ type Observation struct {
 	Objects []observedObject
 	// ReleasedAt is when Latest was made by us (readiness timeout start).
 	ReleasedAt time.Time
+	// Tested is what the chart's tests found at Latest (status.test, when
+	// it names Latest's revision); nil: they have not run at it.
+	Tested *api.TestStatus
 	// Leftovers are objects of the release that its deployed revision does
 	// not hold (see Engine.leftovers).
 	Leftovers []object

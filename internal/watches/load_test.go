@@ -103,6 +103,11 @@ func TestParseErrorsNameEntryAndField(t *testing.T) {
 		{"bad scope namespace", "- version: v1\n  kind: Foo\n  chart: chart\n  scope: {namespaces: [Not_A_Namespace]}", []string{`field "scope.namespaces"`, "Not_A_Namespace"}},
 		{"bad storage", "- version: v1\n  kind: Foo\n  chart: chart\n  storage: configmap", []string{`field "storage"`, `"configmap" is not a release storage`, `"secret"`, `"chunked"`}},
 		{"storage not a string", "- version: v1\n  kind: Foo\n  chart: chart\n  storage: [chunked]", []string{`entry 0 (kind "Foo")`, "storage"}},
+		{"test timeout not positive", "- version: v1\n  kind: Foo\n  chart: chart\n  test: {enable: true, timeout: 0s}", []string{`field "test.timeout"`, "must be a positive duration, got 0s"}},
+		{"test timeout not a duration", "- version: v1\n  kind: Foo\n  chart: chart\n  test: {timeout: soon}", []string{`entry 0 (kind "Foo")`, "soon"}},
+		{"test onFailure unknown", "- version: v1\n  kind: Foo\n  chart: chart\n  test: {enable: true, onFailure: rollback}", []string{`field "test.onFailure"`, `"rollback" is not a test failure policy`, `"remediate"`, `"report"`}},
+		{"test enable not a boolean", "- version: v1\n  kind: Foo\n  chart: chart\n  test: {enable: yes please}", []string{`entry 0 (kind "Foo")`, "test.enable", "true or false"}},
+		{"test unknown field", "- version: v1\n  kind: Foo\n  chart: chart\n  test: {enabled: true}", []string{`entry 0 (kind "Foo")`, `unknown field "enabled"`}},
 		{"second entry bad", "- version: v1\n  kind: Foo\n  chart: chart\n- version: v1\n  kind: Bar", []string{`entry 1 (kind "Bar"): field "chart": must be set`}},
 	}
 	for _, tt := range tests {
@@ -184,6 +189,29 @@ func TestPolicyDefaultsAndOverrides(t *testing.T) {
 	}
 	if _, err := ws[0].Release("cluster-scoped", ""); err == nil {
 		t.Error("an empty release namespace is not an error")
+	}
+}
+
+func TestChartTestsLoad(t *testing.T) {
+	tests := []struct {
+		name, field string
+		want        TestPolicy
+	}{
+		{"unset: off", "", TestPolicy{Timeout: 20 * time.Second, OnFailure: TestRemediate}},
+		{"enabled: the watch's timeout, remediate", "  test: {enable: true}\n", TestPolicy{Enable: true, Timeout: 20 * time.Second, OnFailure: TestRemediate}},
+		{"its own timeout, report", "  test: {enable: true, timeout: 2m, onFailure: report}\n", TestPolicy{Enable: true, Timeout: 2 * time.Minute, OnFailure: TestReport}},
+		{"settings kept while off", "  test: {enable: false, onFailure: report}\n", TestPolicy{Timeout: 20 * time.Second, OnFailure: TestReport}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, err := Parse([]byte("- version: v1\n  kind: Foo\n  chart: chart\n  timeout: 20s\n"+tt.field), "testdata")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ws[0].Policy.Test; got != tt.want {
+				t.Errorf("Policy.Test = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -125,6 +125,8 @@ type Policy struct {
 	// Approval is upgrade.approval: ApprovalManual makes an upgrade wait
 	// for a person's approval of its plan.
 	Approval Approval
+	// Test is the chart tests' gate (watch test).
+	Test TestPolicy
 }
 
 // Backoff returns the wait before attempt number failures+1.
@@ -195,6 +197,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 	}
 	p.DriftMode, p.DriftIgnore = w.Drift.resolve(add)
 	p.Approval = w.Upgrade.resolve(add)
+	p.Test = w.Test.resolve(p.Timeout, add)
 	if u := w.Uninstall; u != nil {
 		p.UninstallWait = boolOr(u.Wait, true)
 		p.UninstallTimeout = durOr(u.Timeout, DefaultUninstallTimeout)

@@ -79,6 +79,9 @@ type Watch struct {
 	// ValuesFrom lists ConfigMaps and Secrets each custom resource takes
 	// values from, merged in order under its spec (see ValuesReference).
 	ValuesFrom []ValuesReference `json:"valuesFrom,omitempty"`
+	// Test runs the chart's tests after each install and upgrade, once
+	// the release is ready, as a gate (see Test). Default: off.
+	Test *Test `json:"test,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`

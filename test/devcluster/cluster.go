@@ -25,6 +25,8 @@ type Config struct {
 	// kube-scheduler and kwok (required).
 	BinDir string
 	// KwokStages is kwok's stage configuration. Default: BinDir/kwok-stages.yaml.
+	// The cluster adds its own stages to it (kwok-stages.yaml in this
+	// package: hook Pods run to completion).
 	KwokStages string
 	// Nodes is the number of kwok fake nodes. Default 3.
 	Nodes int
@@ -135,6 +137,9 @@ func Up(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	if err := c.writeKubeconfigs(); err != nil {
 		return nil, fmt.Errorf("writing kubeconfigs: %w", err)
+	}
+	if err := c.writeStages(); err != nil {
+		return nil, fmt.Errorf("writing kwok stages: %w", err)
 	}
 	if err := c.state.save(cfg.Dir); err != nil {
 		return nil, err

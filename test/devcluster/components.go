@@ -136,5 +136,6 @@ func kwokArgs(c *Cluster) []string {
 		"--node-ip=" + nodeIP,
 		fmt.Sprintf("--server-address=127.0.0.1:%d", c.state.Ports.Kwok),
 		"--config=" + c.cfg.KwokStages,
+		"--config=" + c.path(extraStagesFile),
 	}
 }
