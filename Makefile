@@ -76,7 +76,7 @@ test: tools bin/devcluster lint ## Run every test against a fresh local cluster,
 	@TESTFLAGS="$(TESTFLAGS)" hack/test.sh
 
 .PHONY: manifests
-manifests: ## Generate CRDs (schemas from the charts), the manager ClusterRole and missing samples under config/.
+manifests: ## Generate CRDs (schemas from the charts), the manager ClusterRole, missing samples, the operator chart and OLM bundle under config/.
 	go run ./cmd/chartkeeper manifests
 
 # Chart packaging: make create-api CHART=path/to/chart-or.tgz GROUP=apps.example.com VERSION=v1alpha1 KIND=Memcached [HOOK=1]
@@ -93,6 +93,10 @@ create-api: ## Package a chart as a new kind: CHART=dir|tgz GROUP=... VERSION=..
 .PHONY: images
 images: ## List every image the bundled charts release (for mirroring into an air-gapped registry).
 	@go run ./cmd/chartkeeper images
+
+.PHONY: helm-chart bundle
+helm-chart: manifests ## Generate the operator's Helm chart config/chart/chartkeeper from config/ (make manifests writes it).
+bundle: manifests ## Generate the OLM bundle config/bundle (CSV, CRDs, annotations.yaml, bundle.Dockerfile) from config/.
 
 .PHONY: verify-manifests
 verify-manifests: ## Fail if the generated manifests under config/ are stale.
