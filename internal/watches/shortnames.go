@@ -10,7 +10,8 @@ import (
 
 // builtinNames are the short names and resource names (plural and
 // singular) of Kubernetes' built-in API resources, as `kubectl
-// api-resources` lists them (v1.33), and kubectl's category "all". A kind
+// api-resources` lists them (v1.36, the
+// version bin/kube-apiserver serves), and kubectl's category "all". A kind
 // may not take one as a short name: kubectl resolves it to the built-in
 // resource first. CRDs from other projects in a cluster are not known at
 // generation time: a watch whose derived short name they already use
@@ -19,7 +20,7 @@ var builtinNames = setOf(
 	// short names
 	"cs", "cm", "ep", "ev", "limits", "ns", "no", "pvc", "pv", "po", "rc", "quota", "sa", "svc",
 	"crd", "crds", "ds", "deploy", "rs", "sts", "hpa", "cj", "csr", "ing", "netpol", "pdb", "pc", "sc",
-	"vac", "all",
+	"vac", "ip", "all",
 	// resource names (plural, singular)
 	"bindings", "binding", "componentstatuses", "componentstatus", "configmaps", "configmap", "endpoints",
 	"events", "event", "limitranges", "limitrange", "namespaces", "namespace", "nodes", "node",
@@ -38,6 +39,8 @@ var builtinNames = setOf(
 	"clusterrolebindings", "clusterrolebinding", "clusterroles", "clusterrole", "rolebindings", "rolebinding", "roles", "role",
 	"priorityclasses", "priorityclass", "csidrivers", "csidriver", "csinodes", "csinode", "csistoragecapacities",
 	"storageclasses", "storageclass", "volumeattachments", "volumeattachment", "volumeattributesclasses",
+	"mutatingadmissionpolicies", "mutatingadmissionpolicybindings", "ipaddresses", "servicecidrs",
+	"deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices",
 )
 
 func setOf(names ...string) map[string]bool {
