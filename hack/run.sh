@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make run: run the operator against $KUBECONFIG when it is set and its
 # cluster answers; otherwise bring up (or reuse) the local cluster in
-# $CLUSTER_DIR and run against that. On the local cluster, "devcluster
+# $CLUSTER_DIR and run against that, building the local cluster's tools
+# (make tools bin/devcluster) only then: make run builds only kubectl and
+# the operator before it starts. On the local cluster, "devcluster
 # etcd-pods" runs a real etcd process for each EtcdCluster Pod (kwok starts
 # no containers) and the operator reaches them on 127.0.0.1. Ctrl-C stops the
 # operator and those members; the local cluster keeps running for the next
@@ -22,6 +24,7 @@ if [[ -n "${KUBECONFIG:-}" ]]; then
 fi
 extra=()
 if [[ -z "$kc" ]]; then
+  make --no-print-directory tools bin/devcluster
   bin/devcluster up --dir "$CLUSTER_DIR" --nodes "$NODES"
   kc="$(cd "$CLUSTER_DIR" && pwd)/admin.kubeconfig"
   echo "run: using the local cluster in $CLUSTER_DIR"
