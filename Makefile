@@ -72,7 +72,7 @@ cluster-status: bin/devcluster ## Show the local cluster's processes and health.
 	@bin/devcluster status --dir $(CLUSTER_DIR)
 
 .PHONY: run
-run: bin/kubectl bin/chartkeeper ## Run the operator: on KUBECONFIG if it answers, else on the local cluster (built then).
+run: bin/chartkeeper ## Run the operator: on KUBECONFIG if it answers, else on the local cluster (built then).
 	@CLUSTER_DIR=$(CLUSTER_DIR) NODES=$(NODES) METRICS_ADDR=$(METRICS_ADDR) PROBE_ADDR=$(PROBE_ADDR) hack/run.sh
 
 .PHONY: test
