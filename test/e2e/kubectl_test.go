@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,4 +61,19 @@ func TestDescribeShowsActionEvents(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// chartkeeper install-crds (what make run uses instead of kubectl) applies
+// the generated CRDs to a cluster that answers and waits until they are
+// Established.
+func TestInstallCRDsAppliesTheGeneratedCRDs(t *testing.T) {
+	env := testenv.Cluster(t)
+	out, err := exec.Command(operatorBinary(t), "install-crds", "--kubeconfig", env.Kubeconfig,
+		filepath.Join(testenv.RepoRoot(), "config", "crd", "bases")).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "2 Established") {
+		t.Fatalf("install-crds: %v\n%s", err, out)
+	}
+	for _, name := range []string{"webapps.apps.chartkeeper.dev", "etcdclusters.apps.chartkeeper.dev"} {
+		waitEstablished(t, env, name)
+	}
 }
