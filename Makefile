@@ -26,6 +26,10 @@ help: ## Show this help.
 tools: ## Build the local control plane, kubectl, kwok and helm into bin/ (about 10 min the first time).
 	@hack/build-tools.sh
 
+# kubectl alone, for the targets that act on the cluster of KUBECONFIG (hack/build-tools.sh kubectl).
+bin/kubectl: hack/tools/go.mod hack/tools/go.sum
+	@hack/build-tools.sh kubectl
+
 .PHONY: build
 build: bin/chartkeeper ## Build the operator binary bin/chartkeeper.
 
@@ -68,7 +72,7 @@ cluster-status: bin/devcluster ## Show the local cluster's processes and health.
 	@bin/devcluster status --dir $(CLUSTER_DIR)
 
 .PHONY: run
-run: tools bin/devcluster bin/chartkeeper ## Run the operator: on KUBECONFIG if it answers, else on the local cluster.
+run: bin/chartkeeper ## Run the operator: on KUBECONFIG if it answers, else on the local cluster (built then).
 	@CLUSTER_DIR=$(CLUSTER_DIR) NODES=$(NODES) METRICS_ADDR=$(METRICS_ADDR) PROBE_ADDR=$(PROBE_ADDR) hack/run.sh
 
 .PHONY: test
@@ -103,19 +107,19 @@ verify-manifests: ## Fail if the generated manifests under config/ are stale.
 	go run ./cmd/chartkeeper manifests --check
 
 .PHONY: install
-install: tools ## Install the CRDs into the cluster of KUBECONFIG.
+install: bin/kubectl ## Install the CRDs into the cluster of KUBECONFIG.
 	bin/kubectl apply -k config/crd
 
 .PHONY: uninstall
-uninstall: tools ## Remove the CRDs (and every custom resource) from the cluster of KUBECONFIG.
+uninstall: bin/kubectl ## Remove the CRDs (and every custom resource) from the cluster of KUBECONFIG.
 	bin/kubectl delete --ignore-not-found -k config/crd
 
 .PHONY: deploy
-deploy: tools ## Deploy the operator (config/default: CRDs, RBAC, manager image IMG) to the cluster of KUBECONFIG.
+deploy: bin/kubectl ## Deploy the operator (config/default: CRDs, RBAC, manager image IMG) to the cluster of KUBECONFIG.
 	bin/kubectl kustomize config/default | sed 's|image: chartkeeper:dev|image: $(IMG)|' | bin/kubectl apply -f -
 
 .PHONY: undeploy
-undeploy: tools ## Remove what deploy created (CRDs and every custom resource too) from the cluster of KUBECONFIG.
+undeploy: bin/kubectl ## Remove what deploy created (CRDs and every custom resource too) from the cluster of KUBECONFIG.
 	bin/kubectl kustomize config/default | bin/kubectl delete --ignore-not-found -f -
 
 .PHONY: lint

@@ -30,6 +30,7 @@ func usage() string {
 	for _, c := range apps.Commands() {
 		line(c.Name, c.Usage)
 	}
+	line("install-crds [dir]", "apply the CRDs in dir (default config/crd/bases) to the cluster and wait until they are Established (make run)")
 	line("version", "print the version")
 	return b.String()
 }
@@ -52,6 +53,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return imagesCommand(args[1:], stdout, stderr)
 	case "diff":
 		return diffCommand(args[1:], stdout, stderr)
+	case "install-crds":
+		return installCRDsCommand(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "chartkeeper", version.String())
 		return ExitOK

@@ -75,7 +75,7 @@ func CRD(w watches.Watch, old *apiextv1.CustomResourceDefinition, o CRDOptions) 
 			Group: w.Group,
 			Names: apiextv1.CustomResourceDefinitionNames{
 				Kind: w.Kind, ListKind: w.Kind + "List", Plural: plural, Singular: lower(w.Kind),
-				Categories: []string{"chartkeeper"},
+				Categories: []string{"chartkeeper"}, ShortNames: w.ShortNames,
 			},
 			Scope: apiextv1.NamespaceScoped,
 		},

@@ -62,6 +62,7 @@ func Parse(data []byte, baseDir string) ([]Watch, error) {
 		seen[key] = i
 		out = append(out, *w)
 	}
+	errs = append(errs, resolveShortNames(out)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -137,6 +138,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	w.Scope.validate(add)
 	validateStorage(w.Storage, add)
 	validateCRDs(w.CRDs, add)
+	validateShortNames(w.ShortNames, add)
 	w.validateValuesFrom(add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {

@@ -26,6 +26,10 @@ type Watch struct {
 	Kind    string `json:"kind"`
 	// ChartPath is the chart directory or archive, as written in the file.
 	ChartPath string `json:"chart"`
+	// ShortNames are the kind's short names for kubectl (kubectl get wa).
+	// Unset: Load derives one from the kind's capitals where it is free
+	// (DerivedShortName); [] : none.
+	ShortNames []string `json:"shortNames,omitempty"`
 
 	// WatchDependentResources makes changes to released objects trigger a
 	// reconcile of their custom resource. Default true.
