@@ -60,6 +60,9 @@ func TestMainExitCodes(t *testing.T) {
 			[]string{"invalid watches file " + bad, `entry 0 (kind "Broken"): field "chart"`}, nil},
 		{"bad metrics address", []string{"run", "--watches-file", "../../watches.yaml", "--kubeconfig", writeKubeconfig(t), "--metrics-bind-address", "nonsense"},
 			ExitConfig, []string{`metrics address "nonsense"`}, nil},
+		{"secure metrics flags in run -h", []string{"run", "-h"}, ExitOK, []string{"-metrics-secure", "-metrics-cert-path", "-metrics-cert-name", "-metrics-cert-key"}, nil},
+		{"metrics certificate without secure metrics", []string{"run", "--watches-file", "../../watches.yaml", "--kubeconfig", writeKubeconfig(t), "--metrics-cert-path", "/certs"},
+			ExitConfig, []string{"--metrics-cert-path needs --metrics-secure"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,7 @@ type runFlags struct {
 	watchesFile string
 	kubeconfig  string
 	metricsAddr string
+	metrics     metricsFlags
 	probeAddr   string
 	pprofAddr   string
 	leader      operator.LeaderElection
@@ -41,6 +42,7 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.watchesFile, "watches-file", envOr("WATCHES_FILE", "watches.yaml"), "path of watches.yaml (env WATCHES_FILE)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, in-cluster config, then ~/.kube/config)")
 	fs.StringVar(&f.metricsAddr, "metrics-bind-address", "127.0.0.1:8080", `metrics endpoint address ("0" disables it)`)
+	f.metrics.bind(fs)
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", "address of /healthz and /readyz")
 	fs.StringVar(&f.pprofAddr, "pprof-bind-address", "", `address serving /debug/pprof/ profiles, e.g. 127.0.0.1:6060 (default "": off)`)
 	fs.BoolVar(&f.leader.Enabled, "leader-elect", false, "elect a leader so that only one replica reconciles")
@@ -86,6 +88,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		log.Info("warning: release names can collide", "watchesFile", f.watchesFile, "warning", w)
 	}
 
+	metricsOpts, err := f.metrics.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "chartkeeper run: %v\n", err)
+		return ExitConfig
+	}
 	cfg, err := restConfig(f.kubeconfig)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: no Kubernetes configuration: %v\n", err)
@@ -107,7 +114,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)
 		return ExitConfig
 	}
-	op, err := operator.New(cfg, ws,
+	op, err := operator.New(cfg, ws, append([]operator.Option{
 		operator.WithLogger(log),
 		operator.WithMetricsAddress(f.metricsAddr),
 		operator.WithProbeAddress(f.probeAddr),
@@ -116,7 +123,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		operator.WithLeaseTiming(f.leader.Timing),
 		operator.WithNamespaces(watchNamespaces()...),
 		operator.WithHooks(reg),
-	)
+	}, metricsOpts...)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)
 		return ExitConfig

@@ -112,7 +112,9 @@ func TestBundleStructure(t *testing.T) {
 	}
 	sa := dig(spec, "deployments", 0, "spec", "template", "spec", "serviceAccountName")
 	role := readYAML(t, "../../config/rbac/role.yaml")
-	if dig(spec, "clusterPermissions", 0, "serviceAccountName") != sa || len(dig(spec, "clusterPermissions", 0, "rules").([]any)) != len(role["rules"].([]any)) {
+	metricsAuth := readYAML(t, "../../config/rbac/metrics_auth_role.yaml") // --metrics-secure checks scrapers' tokens
+	if dig(spec, "clusterPermissions", 0, "serviceAccountName") != sa ||
+		len(dig(spec, "clusterPermissions", 0, "rules").([]any)) != len(role["rules"].([]any))+len(metricsAuth["rules"].([]any)) {
 		t.Errorf("clusterPermissions %v (sa %v)", dig(spec, "clusterPermissions"), sa)
 	}
 	if dig(spec, "permissions", 0, "serviceAccountName") != sa || dig(spec, "permissions", 0, "rules", 0, "resources", 0) != "leases" {

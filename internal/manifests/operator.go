@@ -64,6 +64,16 @@ func readOperator(dir string, files map[string][]byte) (*Operator, error) {
 	if err := yaml.Unmarshal(files[filepath.Join("rbac", "role.yaml")], o.Role); err != nil {
 		return nil, fmt.Errorf("rbac/role.yaml: %w", err)
 	}
+	// The manager runs with --metrics-secure: authenticating and
+	// authorizing scrapers needs config/rbac's metrics-auth rules, which
+	// the chart and the bundle grant in the manager's own ClusterRole.
+	metricsAuth := &rbacv1.ClusterRole{}
+	switch err := readObject(filepath.Join(dir, "rbac", "metrics_auth_role.yaml"), "ClusterRole", metricsAuth); {
+	case err == nil:
+		o.Role.Rules = append(o.Role.Rules, metricsAuth.Rules...)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
 	var rels []string
 	for rel := range files {
 		if filepath.Dir(rel) == filepath.Join("crd", "bases") {

@@ -167,7 +167,7 @@ func (o *Operator) chartDeployment() ([]byte, error) {
 	cm["resources"] = c.Block("toYaml .Values.resources")
 	cm["securityContext"] = c.Block("toYaml .Values.securityContext")
 	for _, p := range cm["ports"].([]any) {
-		if p := p.(map[string]any); p["name"] == "metrics" {
+		if p := p.(map[string]any); p["name"] == "metrics" || p["name"] == "https" {
 			p["containerPort"] = c.Inline("{{ .Values.metrics.port }}")
 		}
 	}

@@ -112,7 +112,7 @@ func TestOperatorChartRenders(t *testing.T) {
 				t.Errorf("pod securityContext %v", dig(d, "spec", "template", "spec", "securityContext"))
 			}
 			args := strings.Join(toStrings(dig(c, "args")), " ")
-			for _, want := range []string{"--leader-elect=true", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081", "--zap-log-level=info"} {
+			for _, want := range []string{"--leader-elect=true", "--metrics-bind-address=:8443", "--metrics-secure", "--health-probe-bind-address=:8081", "--zap-log-level=info"} {
 				if !strings.Contains(args, want) {
 					t.Errorf("args %q lack %s", args, want)
 				}

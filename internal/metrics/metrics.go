@@ -36,12 +36,8 @@ func init() {
 
 // ObserveAction records one Helm action.
 func ObserveAction(action string, err error, took time.Duration) {
-	result := "success"
-	if err != nil {
-		result = "failure"
-	}
-	actions.WithLabelValues(action, result).Inc()
-	actionDuration.WithLabelValues(action, result).Observe(took.Seconds())
+	actions.WithLabelValues(action, result(err)).Inc()
+	actionDuration.WithLabelValues(action, result(err)).Observe(took.Seconds())
 }
 
 // SetUnwatched records how many releases of a kind no watch serves were

@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
@@ -43,7 +42,7 @@ func New(cfg *rest.Config, ws []watches.Watch, opts ...Option) (*Operator, error
 	}
 	mopts := ctrl.Options{
 		Logger:                  o.logger,
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                 o.metricsServer(),
 		HealthProbeBindAddress:  o.probeAddr,
 		PprofBindAddress:        o.pprofAddr,
 		LeaderElection:          o.leader.Enabled,

@@ -16,6 +16,7 @@ type Option func(*options)
 
 type options struct {
 	metricsAddr string
+	metricsTLS  *MetricsTLS
 	probeAddr   string
 	pprofAddr   string
 	leader      LeaderElection

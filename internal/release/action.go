@@ -115,6 +115,7 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 	done()
 	err = s.d.redact.Error(err)
 	metrics.ObserveAction(string(a.kind()), err, e.clock.Since(begin))
+	metrics.ObserveOutcome(s.t.Watch.Kind, string(a.kind()), s.dec.Remediation, err)
 
 	// Read back what storage holds now: it tells whether the action changed
 	// anything, and what the cache must show before the next step acts.

@@ -137,6 +137,10 @@ type actionCase struct {
 	lastAction string
 	// stepErr: the step fails as a whole (retried as it is).
 	stepErr bool
+	// counted, when set, is what the step adds to the outcome counters, by
+	// series (`chartkeeper_remediations_total{action="Rollback",kind="App",result="success"}`);
+	// the others must not grow.
+	counted map[string]float64
 }
 
 func (tc actionCase) run(m *machine) {
@@ -147,8 +151,12 @@ func (tc actionCase) run(m *machine) {
 	}
 	m.events.take()
 	m.helm.fail = tc.fail
+	before := outcomeCounts(t)
 	got, err := m.try()
 	m.helm.fail = nil
+	if tc.counted != nil {
+		checkCounted(t, before, outcomeCounts(t), tc.counted)
+	}
 	if (err != nil) != tc.stepErr {
 		t.Errorf("step error %v, want one: %v", err, tc.stepErr)
 	}

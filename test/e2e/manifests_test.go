@@ -39,7 +39,10 @@ func TestDeployAndUndeploy(t *testing.T) {
 		}
 	})
 	for _, want := range []string{"namespace/chartkeeper-system", "deployment.apps/chartkeeper-controller-manager", "serviceaccount/chartkeeper-controller-manager",
-		"clusterrole.rbac.authorization.k8s.io/chartkeeper-manager-role", "customresourcedefinition.apiextensions.k8s.io/webapps.apps.chartkeeper.dev"} {
+		"clusterrole.rbac.authorization.k8s.io/chartkeeper-manager-role", "customresourcedefinition.apiextensions.k8s.io/webapps.apps.chartkeeper.dev",
+		// secure metrics: the HTTPS Service, the manager's token checks, the role for Prometheus
+		"service/chartkeeper-controller-manager-metrics-service", "clusterrole.rbac.authorization.k8s.io/chartkeeper-metrics-auth-role",
+		"clusterrolebinding.rbac.authorization.k8s.io/chartkeeper-metrics-auth-rolebinding", "clusterrole.rbac.authorization.k8s.io/chartkeeper-metrics-reader"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("make deploy output lacks %s:\n%s", want, out)
 		}

@@ -28,8 +28,9 @@ import (
 // operatorKubeconfig returns a kubeconfig for a new ServiceAccount that has
 // only what a deployed operator has: the generated ClusterRole for the
 // watches (config/rbac/role.yaml itself for the repository's watches.yaml,
-// generated the same way for the test watches) and the leader-election
-// Role of config/rbac in its own namespace. Everything is removed at the
+// generated the same way for the test watches) with the rules of
+// config/rbac's metrics-auth-role (secure metrics), and the
+// leader-election Role of config/rbac in its own namespace. Everything is removed at the
 // end of the test.
 func operatorKubeconfig(t *testing.T, env *testenv.Env, watchesFile string) string {
 	t.Helper()
@@ -48,6 +49,7 @@ func newOperatorIdentity(t *testing.T, env *testenv.Env, watchesFile string) ope
 	ns := env.Namespace(t)
 	name := "chartkeeper-e2e-" + ns
 	role.ObjectMeta = metav1.ObjectMeta{Name: name}
+	role.Rules = append(role.Rules, configClusterRole(t, "metrics_auth_role.yaml").Rules...)
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "controller-manager", Namespace: ns}}
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -147,4 +149,18 @@ func canList(ctx context.Context, env *testenv.Env, ns, sa string, role *rbacv1.
 		return fmt.Errorf("%s may not yet %s %s", review.Spec.User, r.Verbs[0], r.Resources[0])
 	}
 	return nil
+}
+
+// configClusterRole reads a ClusterRole of config/rbac.
+func configClusterRole(t *testing.T, file string) *rbacv1.ClusterRole {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "rbac", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.UnmarshalStrict(b, role); err != nil {
+		t.Fatalf("config/rbac/%s: %v", file, err)
+	}
+	return role
 }
