@@ -218,7 +218,9 @@ func waitStatus(t *testing.T, env *testenv.Env, ns, name, what string, ok func(a
 // kubectl runs bin/kubectl against the shared cluster and returns its output.
 func kubectl(t *testing.T, env *testenv.Env, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(testenv.BinDir(), "kubectl"), append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
+	// A fresh discovery cache: the shared one (~/.kube/cache) may predate
+	// CRDs other tests installed since, and kubectl would not see them.
+	cmd := exec.Command(filepath.Join(testenv.BinDir(), "kubectl"), append([]string{"--kubeconfig", env.Kubeconfig, "--cache-dir", t.TempDir()}, args...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)

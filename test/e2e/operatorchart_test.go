@@ -62,7 +62,7 @@ func TestOperatorChartInstalls(t *testing.T) {
 	if c.Image != "registry.example/chartkeeper:e2e" {
 		t.Errorf("image %q", c.Image)
 	}
-	for _, want := range []string{"--zap-log-level=debug", "--leader-elect=true", "--metrics-bind-address=:8080"} {
+	for _, want := range []string{"--zap-log-level=debug", "--leader-elect=true", "--metrics-bind-address=:8443", "--metrics-secure"} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("args %q lack %s", c.Args, want)
 		}
