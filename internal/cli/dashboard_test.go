@@ -3,11 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -40,7 +40,7 @@ func TestDashboardMetricsExist(t *testing.T) {
 			names[n] = true
 		}
 	}
-	for _, n := range sortedKeys(names) {
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		if !registered(t, n) {
 			t.Errorf("the dashboard queries %s, which the operator does not register", n)
 		}
@@ -95,7 +95,7 @@ func dashboardExprs(v any) []string {
 		if e, ok := v["expr"].(string); ok {
 			out = append(out, e)
 		}
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			out = append(out, dashboardExprs(v[k])...)
 		}
 	case []any:
@@ -150,13 +150,4 @@ func registered(t *testing.T, name string) bool {
 		t.Fatalf("registering a probe %s: %v", n, err)
 	}
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,7 +3,8 @@ package operator
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -47,7 +48,7 @@ func (u *unwatchedReport) Start(ctx context.Context) error {
 		u.log.Error(err, "could not look for releases of kinds no longer in watches.yaml")
 		return nil
 	}
-	for _, kind := range sortedKeys(found) {
+	for _, kind := range slices.Sorted(maps.Keys(found)) {
 		rels := found[kind]
 		metrics.SetUnwatched(kind, len(rels))
 		named := rels
@@ -104,16 +105,7 @@ func (u *unwatchedReport) find(ctx context.Context) (map[string][]string, error)
 	}
 	out := map[string][]string{}
 	for kind, rels := range seen {
-		out[kind] = sortedKeys(rels)
+		out[kind] = slices.Sorted(maps.Keys(rels))
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
