@@ -79,19 +79,31 @@ func nameOrdinal(a Addressing, name string) int {
 
 // Loopback addresses the members of one cluster on 127.0.0.1, at ports
 // derived from its namespace and name: 16 ports (8 ordinals, client and
-// peer) in 20000-43999. It is for the local development cluster, where
+// peer) in 10000-32767. It is for the local development cluster, where
 // `devcluster etcd-pods` runs a real etcd process for each kwok Pod; two
-// clusters may collide (1 in 1,500 per pair), which shows as a failed bind
+// clusters may collide (1 in 1,423 per pair), which shows as a failed bind
 // in the member's log.
+//
+// The range ends below 32768, where Linux's default ephemeral port range
+// (net.ipv4.ip_local_port_range, 32768-60999) begins: a port in that range
+// can be held by any outgoing connection on the machine, and a member whose
+// port is taken that way fails to bind on every restart.
 type Loopback struct{ Name, Namespace string }
 
 // LoopbackOrdinals is how many ordinals Loopback has ports for.
 const LoopbackOrdinals = 8
 
+// Loopback ports: [loopbackFirstPort, loopbackEndPort).
+const (
+	loopbackFirstPort = 10000
+	loopbackEndPort   = 32768
+	loopbackSlots     = (loopbackEndPort - loopbackFirstPort) / (2 * LoopbackOrdinals)
+)
+
 func (l Loopback) base() int {
 	h := fnv.New32a()
 	h.Write([]byte(l.Namespace + "/" + l.Name))
-	return 20000 + int(h.Sum32()%1500)*2*LoopbackOrdinals
+	return loopbackFirstPort + int(h.Sum32()%loopbackSlots)*2*LoopbackOrdinals
 }
 
 // MemberName implements Addressing.

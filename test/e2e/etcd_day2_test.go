@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,8 +36,9 @@ func etcdMembersFixture(t *testing.T) (*testenv.Env, string, *syncBuffer) {
 	ns := env.Namespace(t)
 	log := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
+	dir := t.TempDir()
 	r := &etcdpods.Runner{Client: env.Clientset, EtcdBin: filepath.Join(testenv.BinDir(), "etcd"),
-		ChartkeeperBin: operatorBinary(t), Dir: t.TempDir(), Log: log}
+		ChartkeeperBin: operatorBinary(t), Dir: dir, Log: log}
 	done := make(chan struct{})
 	go func() { _ = r.Run(ctx); close(done) }()
 	t.Cleanup(func() {
@@ -44,10 +46,26 @@ func etcdMembersFixture(t *testing.T) (*testenv.Env, string, *syncBuffer) {
 		<-done
 		if t.Failed() {
 			t.Logf("etcd-pods log:\n%s", log.String())
+			logMemberTails(t, dir, 40)
 		}
 	})
 	startOperator(t, env, watchesFile, "--etcd-member-addressing", "loopback")
 	return env, ns, log
+}
+
+// logMemberTails logs the last lines of every member's own log (etcd's
+// output, one file per Pod under dir), which say why a member exited.
+func logMemberTails(t *testing.T, dir string, lines int) {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(dir, "*", "*.log"))
+	for _, p := range logs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		t.Logf("last %d lines of %s:\n%s", lines, filepath.Base(p), strings.Join(all[max(0, len(all)-lines):], "\n"))
+	}
 }
 
 func newEtcdCluster(ns, name string, spec map[string]any) *unstructured.Unstructured {
