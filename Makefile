@@ -79,6 +79,10 @@ run: bin/chartkeeper ## Run the operator: on KUBECONFIG if it answers, else on t
 test: tools bin/devcluster lint ## Run every test against a fresh local cluster, then stop it.
 	@TESTFLAGS="$(TESTFLAGS)" hack/test.sh
 
+.PHONY: test-unit
+test-unit: ## Run every test that needs no cluster and no bin/ (go test -short; about a minute warm).
+	go test -short -count=1 $(TESTFLAGS) ./...
+
 .PHONY: manifests
 manifests: ## Generate CRDs (schemas from the charts), the manager ClusterRole, missing samples, the operator chart and OLM bundle under config/.
 	go run ./cmd/chartkeeper manifests

@@ -11,5 +11,7 @@ start=$(date +%s)
 bin/devcluster up --dir "$dir" --nodes 2 >/dev/null
 echo "test: local cluster up in $(( $(date +%s) - start ))s ($dir)"
 export CHARTKEEPER_TEST_KUBECONFIG="$PWD/$dir/admin.kubeconfig"
+# End-to-end tests that keep to namespaces of their own run together
+# (test/e2e/doc.go): most of their time is waiting for the cluster.
 # shellcheck disable=SC2086
-go test -count=1 -timeout 45m ${TESTFLAGS:-} ./...
+go test -count=1 -timeout 45m -parallel "${TEST_PARALLEL:-8}" ${TESTFLAGS:-} ./...

@@ -28,6 +28,9 @@ func forEach(ctx context.Context, keys []key, workers int, fn func(context.Conte
 	for range min(workers, len(keys)) {
 		wg.Go(func() {
 			for k := range ch {
+				if ctx.Err() != nil {
+					continue // drain: the pool stops at the first error
+				}
 				if err := fn(ctx, k); err != nil {
 					cancel(fmt.Errorf("%s: %w", k, err))
 				}
@@ -36,6 +39,9 @@ func forEach(ctx context.Context, keys []key, workers int, fn func(context.Conte
 	}
 feed:
 	for _, k := range keys {
+		if ctx.Err() != nil {
+			break // select alone picks at random when both cases are ready
+		}
 		select {
 		case ch <- k:
 		case <-ctx.Done():

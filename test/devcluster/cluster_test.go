@@ -112,6 +112,7 @@ func TestGarbageCollection(t *testing.T) {
 // Up is idempotent and restarts only dead components; Down stops exactly
 // the processes Up started and nothing else.
 func TestUpReuseRestartDown(t *testing.T) {
+	testenv.NeedsCluster(t)
 	dir := t.TempDir()
 	cfg := devcluster.Config{Dir: dir, BinDir: testenv.BinDir(), Nodes: 1, Attached: true}
 	t.Cleanup(func() { _ = devcluster.Down(dir, nil) })

@@ -49,9 +49,10 @@ func requestsByKind(t *testing.T, url string) map[string]float64 {
 // revision before every write: 14 LISTs, 8 GETs and 6 writes of release
 // Secrets per App.
 func TestReleaseStorageCostsNoReads(t *testing.T) {
+	t.Parallel()
 	const n = 6
 	metrics := freeAddr(t)
-	env, ns, _ := confinedAppFixture(t, testWatches(), "--metrics-bind-address", metrics)
+	env, ns, _ := appFixture(t, testWatches(), "--metrics-bind-address", metrics)
 	url := "http://" + metrics + "/metrics"
 	ctx := context.Background()
 	before := requestsByKind(t, url)

@@ -30,8 +30,9 @@ import (
 // approval of a plan made stale by a later change is refused. No Secret
 // value is in the plan, nor in the diff.
 func TestUpgradesWaitForApprovalOfTheirPlan(t *testing.T) {
+	t.Parallel()
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-approval.yaml")
-	env, ns, _ := confinedAppFixture(t, watchesFile)
+	env, ns, _ := appFixture(t, watchesFile)
 	ctx := context.Background()
 	const oldPass, newPass = "first-password-0001", "second-password-0002"
 	if err := env.Client.Create(ctx, newApp(ns, "web", map[string]any{"password": oldPass})); err != nil {

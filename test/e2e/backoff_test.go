@@ -34,8 +34,9 @@ func backoffWatches() string {
 // than 10 times in 2 minutes, and status.nextAttemptTime says when the
 // next attempt is due.
 func TestFailingDriftCorrectionBacksOff(t *testing.T) {
+	t.Parallel()
 	metricsAddr := freeAddr(t)
-	env, ns, _ := confinedAppFixture(t, backoffWatches(), "--metrics-bind-address", metricsAddr)
+	env, ns, _ := appFixture(t, backoffWatches(), "--metrics-bind-address", metricsAddr)
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "stuck", map[string]any{"replicas": 1})); err != nil {
 		t.Fatal(err)
@@ -86,6 +87,7 @@ func TestFailingDriftCorrectionBacksOff(t *testing.T) {
 // proceed; once chartkeeper.dev/skip-uninstall-hooks is "true" the hooks
 // are skipped and the release is uninstalled.
 func TestFailingBeforeUninstallHookHoldsDeletionUntilSkipped(t *testing.T) {
+	t.Parallel()
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())
 	ns := env.Namespace(t)

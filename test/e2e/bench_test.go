@@ -16,6 +16,7 @@ import (
 // shared cluster: chartkeeper and the floor through every phase. It checks
 // that each is measured, not how fast it is.
 func TestBenchSmoke(t *testing.T) {
+	t.Parallel()
 	env := testenv.Cluster(t)
 	out := t.TempDir()
 	var log strings.Builder

@@ -97,6 +97,7 @@ var walkRows = map[string]walkRow{
 // the release's objects (kept ones excepted), after its pre-delete hook ran.
 // Nothing create-api wrote is edited.
 func TestCorpusWalk(t *testing.T) {
+	t.Parallel()
 	corpus := filepath.Join(testenv.RepoRoot(), "test", "corpus")
 	charts, err := filepath.Glob(filepath.Join(corpus, "*", "Chart.yaml"))
 	if err != nil || len(charts) == 0 {

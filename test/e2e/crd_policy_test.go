@@ -27,6 +27,9 @@ var certIssuerGVK = schema.GroupVersionKind{Group: "corpus.chartkeeper.dev", Ver
 const (
 	issuerCRD      = "issuers.certs.corpus.chartkeeper.dev"
 	certificateCRD = "certificates.certs.corpus.chartkeeper.dev"
+	// certIssuerCRD is the CertIssuer kind's own CRD, which the corpus walk
+	// creates anew: these tests leave it behind no more than the chart's.
+	certIssuerCRD = "certissuers.corpus.chartkeeper.dev"
 )
 
 // crdPolicyFixture runs the operator, as the generated ServiceAccount,
@@ -128,14 +131,14 @@ func getCRD(ctx context.Context, env *testenv.Env, name string) (*apiextv1.Custo
 
 func deleteChartCRDs(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	for _, name := range []string{issuerCRD, certificateCRD} {
+	for _, name := range []string{issuerCRD, certificateCRD, certIssuerCRD} {
 		crd := &apiextv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		if err := env.Client.Delete(context.Background(), crd); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting CRD %s: %v", name, err)
 		}
 	}
 	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		for _, name := range []string{issuerCRD, certificateCRD} {
+		for _, name := range []string{issuerCRD, certificateCRD, certIssuerCRD} {
 			if _, err := getCRD(ctx, env, name); !apierrors.IsNotFound(err) {
 				return fmt.Errorf("CRD %s is still there (%v)", name, err)
 			}

@@ -1,4 +1,17 @@
 // Package e2e holds end-to-end tests: they build the chartkeeper binary and
 // the make targets users run, start them as separate processes against the
 // real local cluster, and check what a user would see.
+//
+// # Parallel tests
+//
+// All tests share one cluster. A test calls t.Parallel() when everything it
+// does stays in namespaces of its own: its operator is confined to its
+// namespace (WATCH_NAMESPACE, as appFixture, kindFixture and bundledFixture
+// run it) or watches only kinds no other test uses (the benchmark's, the
+// corpus walk's), and it changes no object another test reads (CRDs of
+// shared kinds are applied identically by every test that needs them).
+// Go runs the other tests first, one at a time, then the parallel ones
+// together (go test -parallel, set by hack/test.sh). Tests that run an
+// operator over all namespaces on a shared kind, restart or replace shared
+// CRDs, or deploy and undeploy the operator stay serial.
 package e2e

@@ -27,7 +27,7 @@ import (
 
 // etcdMembersFixture runs etcd-pods (a real etcd per EtcdCluster Pod) and
 // the operator with loopback member addressing, as make run does on the
-// local cluster.
+// local cluster, both confined to the test's namespace.
 func etcdMembersFixture(t *testing.T) (*testenv.Env, string, *syncBuffer) {
 	t.Helper()
 	env := testenv.Cluster(t)
@@ -38,7 +38,7 @@ func etcdMembersFixture(t *testing.T) (*testenv.Env, string, *syncBuffer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	dir := t.TempDir()
 	r := &etcdpods.Runner{Client: env.Clientset, EtcdBin: filepath.Join(testenv.BinDir(), "etcd"),
-		ChartkeeperBin: operatorBinary(t), Dir: dir, Log: log}
+		ChartkeeperBin: operatorBinary(t), Dir: dir, Log: log, Namespace: ns}
 	done := make(chan struct{})
 	go func() { _ = r.Run(ctx); close(done) }()
 	t.Cleanup(func() {
@@ -49,7 +49,8 @@ func etcdMembersFixture(t *testing.T) (*testenv.Env, string, *syncBuffer) {
 			logMemberTails(t, dir, 40)
 		}
 	})
-	startOperator(t, env, watchesFile, "--etcd-member-addressing", "loopback")
+	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile,
+		"--metrics-bind-address", "0", "--etcd-member-addressing", "loopback")
 	return env, ns, log
 }
 
@@ -132,6 +133,7 @@ func keysOn(t *testing.T, ns, name string, ordinal int, prefix string) int64 {
 // 3 -> 5 -> 3, upgrade, back up on request to an S3 API on 127.0.0.1, and
 // restore into a new EtcdCluster, checking the data at each step.
 func TestEtcdClusterDay2OnRealMembers(t *testing.T) {
+	t.Parallel()
 	env, ns, _ := etcdMembersFixture(t)
 	ctx := context.Background()
 	endpoint := etcdtest.S3(t, "etcd-backups")

@@ -42,6 +42,7 @@ const healthWait = 2 * time.Minute
 //     Stalled (kstatus: Failed) ends its wait at once too, with the
 //     Issuer's own message.
 func TestReadinessExpressions(t *testing.T) {
+	t.Parallel()
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-health.yaml")
 	env, ns, _ := kindFixture(t, watchesFile, certGVK)
 	ctx := context.Background()

@@ -21,7 +21,8 @@ import (
 // (the not-ready ones first), as kubectl get -o yaml and kubectl describe
 // show them.
 func TestHistoryAndInventoryInStatus(t *testing.T) {
-	env, ns, _ := confinedAppFixture(t, testWatches())
+	t.Parallel()
+	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 
 	// 1. Install: one attempt, three objects, all ready.
@@ -102,7 +103,8 @@ func TestHistoryAndInventoryInStatus(t *testing.T) {
 // documented bounds; the whole status, measured as the API server
 // returns it, stays under 32 KiB.
 func TestLargeReleaseStatusStaysBounded(t *testing.T) {
-	env, ns, _ := confinedAppFixture(t, testWatches())
+	t.Parallel()
+	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	spec := map[string]any{"configMaps": 500, "nodeSelector": map[string]any{"chartkeeper.dev/no-such-node": "true"}}
 	if err := env.Client.Create(ctx, newApp(ns, "big", spec)); err != nil {

@@ -23,7 +23,8 @@ import (
 // delete it), deletion does not wait for it, and it is still there, with no
 // ownerReference, a minute later; what is not kept is gone.
 func TestKeptObjectsSurviveTheCustomResource(t *testing.T) {
-	env, ns, _ := confinedAppFixture(t, testWatches())
+	t.Parallel()
+	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "keep", map[string]any{"keptVolume": true})); err != nil {
 		t.Fatal(err)
@@ -83,7 +84,8 @@ func TestKeptObjectsSurviveTheCustomResource(t *testing.T) {
 // (1,024 bytes) still records its Warning Event, shortened, while the
 // condition keeps the whole message.
 func TestLongFailureMessagesStillMakeEvents(t *testing.T) {
-	env, ns, _ := confinedAppFixture(t, testWatches())
+	t.Parallel()
+	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	msg := "START-OF-ERROR " + strings.Repeat("this install failed for a long reason, ", 50) + "END-OF-ERROR"
 	if err := env.Client.Create(ctx, newApp(ns, "long", map[string]any{"failWith": msg})); err != nil {
@@ -123,7 +125,8 @@ func TestLongFailureMessagesStillMakeEvents(t *testing.T) {
 // release still holds some, does not delete it either, however many
 // in-sync steps follow.
 func TestKeptObjectSurvivesItsRemovalFromTheChart(t *testing.T) {
-	env, ns, _ := confinedAppFixture(t, testWatches())
+	t.Parallel()
+	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "dropkeep", map[string]any{"keptConfig": true})); err != nil {
 		t.Fatal(err)

@@ -43,7 +43,8 @@ func TestKubectlCategoryAndShortNames(t *testing.T) {
 // (events.k8s.io/v1, regarding the custom resource): here an install and
 // an upgrade.
 func TestDescribeShowsActionEvents(t *testing.T) {
-	env, ns, _ := confinedAppFixture(t, testWatches())
+	t.Parallel()
+	env, ns, _ := appFixture(t, testWatches())
 	if err := env.Client.Create(context.Background(), newApp(ns, "web", map[string]any{})); err != nil {
 		t.Fatal(err)
 	}

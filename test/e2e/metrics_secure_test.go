@@ -27,8 +27,9 @@ import (
 // config/rbac's metrics-auth-role); without it, plain HTTP as make run
 // serves it on loopback.
 func TestSecureMetrics(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
-	env, ns, op := confinedAppFixture(t, testWatches(), "--metrics-secure", "--metrics-bind-address", addr)
+	env, ns, op := appFixture(t, testWatches(), "--metrics-secure", "--metrics-bind-address", addr)
 	url := "https://" + addr + "/metrics"
 	reader := metricsToken(t, env, ns, "prometheus", configClusterRole(t, "metrics_reader_role.yaml"))
 	stranger := metricsToken(t, env, ns, "stranger", nil)

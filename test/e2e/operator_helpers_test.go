@@ -101,44 +101,30 @@ func startBinaryEnv(t *testing.T, bin string, environ []string, kubeconfig, watc
 // operator still runs (so finalizers go), then the operator is stopped.
 func kindFixture(t *testing.T, watchesFile string, kinds ...schema.GroupVersionKind) (*testenv.Env, string, *process) {
 	t.Helper()
-	env := testenv.Cluster(t)
-	installCRDs(t, env, watchesFile)
-	ns := env.Namespace(t)
-	p := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile, "--metrics-bind-address", "0")
-	t.Cleanup(func() { deleteAll(t, env, ns, kinds) })
-	return env, ns, p
+	return confinedFixture(t, watchesFile, watchesFile, kinds, nil)
 }
 
-// appFixture is the set-up of a test of App releases: the shared cluster
-// with the App CRD, a fresh namespace, and an operator running on it. At the
-// end the Apps are deleted while the operator still runs (so finalizers go),
-// then the operator is stopped.
+// appFixture is kindFixture for App releases under any watches file of the
+// App kind, with extra operator flags; the App CRD always comes from
+// testWatches(), so that tests running in parallel apply the same one.
 func appFixture(t *testing.T, watchesFile string, extra ...string) (*testenv.Env, string, *process) {
 	t.Helper()
-	return appFixtureEnv(t, false, watchesFile, extra...)
+	return confinedFixture(t, testWatches(), watchesFile, []schema.GroupVersionKind{appGVK}, extra)
 }
 
-// confinedAppFixture is appFixture with the operator confined to the test's
-// namespace by WATCH_NAMESPACE: what other tests leave behind in theirs
-// cannot reach it.
-func confinedAppFixture(t *testing.T, watchesFile string, extra ...string) (*testenv.Env, string, *process) {
-	t.Helper()
-	return appFixtureEnv(t, true, watchesFile, extra...)
-}
-
-func appFixtureEnv(t *testing.T, confined bool, watchesFile string, extra ...string) (*testenv.Env, string, *process) {
+// confinedFixture installs the CRDs of crdsFrom, makes a namespace and runs
+// the operator on watchesFile confined to it by WATCH_NAMESPACE: what other
+// tests leave behind, or do at the same time in theirs (doc.go: Parallel
+// tests), cannot reach it.
+func confinedFixture(t *testing.T, crdsFrom, watchesFile string, kinds []schema.GroupVersionKind, extra []string) (*testenv.Env, string, *process) {
 	t.Helper()
 	env := testenv.Cluster(t)
-	installCRDs(t, env, testWatches())
+	installCRDs(t, env, crdsFrom)
 	ns := env.Namespace(t)
-	var environ []string
-	if confined {
-		environ = []string{"WATCH_NAMESPACE=" + ns}
-	}
-	op := startOperatorEnv(t, environ, operatorKubeconfig(t, env, watchesFile), watchesFile,
+	p := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile,
 		append([]string{"--metrics-bind-address", "0"}, extra...)...)
-	t.Cleanup(func() { deleteApps(t, env, ns) })
-	return env, ns, op
+	t.Cleanup(func() { deleteAll(t, env, ns, kinds) })
+	return env, ns, p
 }
 
 // newApp returns an App custom resource with spec.
@@ -172,14 +158,14 @@ func getCR(ctx context.Context, env *testenv.Env, gvk schema.GroupVersionKind, n
 }
 
 // bundledFixture runs the operator with the repository's own watches.yaml
-// (the bundled charts) in a fresh namespace, its CRDs installed.
+// (the bundled charts) confined to a fresh namespace, its CRDs installed.
 func bundledFixture(t *testing.T) (*testenv.Env, string) {
 	t.Helper()
 	env := testenv.Cluster(t)
 	watchesFile := filepath.Join(testenv.RepoRoot(), "watches.yaml")
 	installCRDs(t, env, watchesFile)
 	ns := env.Namespace(t)
-	startOperator(t, env, watchesFile)
+	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile, "--metrics-bind-address", "0")
 	return env, ns
 }
 

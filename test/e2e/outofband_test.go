@@ -22,8 +22,9 @@ import (
 // upgrades the release back to the desired values and says in an Event
 // who changed it (the description Helm recorded).
 func TestHandUpgradeIsRevertedAndNamed(t *testing.T) {
+	t.Parallel()
 	periodic := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-periodic.yaml")
-	env, ns, op := confinedAppFixture(t, periodic)
+	env, ns, op := appFixture(t, periodic)
 	ctx := context.Background()
 	const name = "oob"
 	if err := env.Client.Create(ctx, newApp(ns, name, map[string]any{"data": "desired"})); err != nil {

@@ -23,6 +23,7 @@ import (
 // scope unset (the default), and the operator runs under the generated
 // ClusterRole, which would allow all three: the scope check stops them.
 func TestScopeConfinesReleases(t *testing.T) {
+	t.Parallel()
 	env, ns, _ := appFixture(t, testWatches())
 	other := env.Namespace(t)
 	ctx := context.Background()
@@ -97,7 +98,8 @@ func eventMessages(ctx context.Context, t *testing.T, env *testenv.Env, ns, name
 // it does not name gets no finalizer, no status and no release, however
 // long it waits.
 func TestWatchNamespaceConfines(t *testing.T) {
-	env, ns, _ := confinedAppFixture(t, testWatches())
+	t.Parallel()
+	env, ns, _ := appFixture(t, testWatches())
 	other := env.Namespace(t)
 	ctx := context.Background()
 	outside := newApp(other, "outside", map[string]any{"replicas": 1})

@@ -12,6 +12,7 @@ import (
 // A watch's selector confines the operator to the custom resources it
 // selects: others get no finalizer, no status and no release.
 func TestSelectorConfinesTheWatch(t *testing.T) {
+	t.Parallel()
 	env, ns, _ := appFixture(t, filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-shard-a.yaml"))
 	ctx := context.Background()
 	mine := newApp(ns, "mine", map[string]any{"replicas": 1})

@@ -23,8 +23,9 @@ import (
 // timeouts its revision 1 is the same Secret (never uninstalled and
 // installed again), and no uninstall is recorded.
 func TestSlowFirstInstallIsNotTornDown(t *testing.T) {
+	t.Parallel()
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-slowinstall.yaml")
-	env, ns, _ := confinedAppFixture(t, watchesFile)
+	env, ns, _ := appFixture(t, watchesFile)
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "slow", map[string]any{"nodeSelector": map[string]any{"chartkeeper.dev/no-such-node": "true"}})); err != nil {
 		t.Fatal(err)

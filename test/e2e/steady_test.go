@@ -47,6 +47,7 @@ var steadyMetrics = []string{"controller_runtime_reconcile_total", "chartkeeper_
 // no API request. With a reconcilePeriod it reconciles, and still calls
 // neither Helm nor the API server (change detection is by digest).
 func TestSteadyStateIsQuiet(t *testing.T) {
+	t.Parallel()
 	const n = 20
 	for _, tc := range []struct {
 		name, watches string
@@ -57,7 +58,7 @@ func TestSteadyStateIsQuiet(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			metrics := freeAddr(t)
-			env, ns, _ := confinedAppFixture(t, tc.watches, "--metrics-bind-address", metrics)
+			env, ns, _ := appFixture(t, tc.watches, "--metrics-bind-address", metrics)
 			ctx := context.Background()
 			for i := range n {
 				if err := env.Client.Create(ctx, newApp(ns, fmt.Sprintf("app-%d", i), map[string]any{"replicas": 1})); err != nil {

@@ -56,7 +56,8 @@ func latestRevision(t *testing.T, env *testenv.Env, ns, name string) int {
 // it a fresh retry budget: it installs, becomes Ready, and
 // status.lastHandledReconcileAt shows the value.
 func TestReconcileRequestRetriesAStalledResource(t *testing.T) {
-	env, ns, _ := confinedAppFixture(t, testWatches())
+	t.Parallel()
+	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-services"},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceServices: resource.MustParse("0")}}}
@@ -152,7 +153,8 @@ func suspended(t *testing.T, env *testenv.Env, ns, name string) {
 // revision; removing it releases the change. Deleting a suspended
 // resource still uninstalls its release.
 func TestSuspendHoldsTheReleaseAndDeletionStillUninstalls(t *testing.T) {
-	env, ns, _ := confinedAppFixture(t, testWatches())
+	t.Parallel()
+	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "held", map[string]any{"data": "v1"})); err != nil {
 		t.Fatal(err)
@@ -196,6 +198,7 @@ func TestSuspendHoldsTheReleaseAndDeletionStillUninstalls(t *testing.T) {
 // chartkeeper does not know is refused with a condition naming it, before
 // anything is installed.
 func TestHelmOperatorAnnotations(t *testing.T) {
+	t.Parallel()
 	env, ns, _ := kindFixture(t, timeoutWatches(), hookAppGVK)
 	ctx := context.Background()
 

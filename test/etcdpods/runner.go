@@ -32,6 +32,9 @@ type Runner struct {
 	Log io.Writer
 	// Interval between passes (default 1 s).
 	Interval time.Duration
+	// Namespace confines the runner to the Pods of one namespace (a test's);
+	// empty: every namespace.
+	Namespace string
 
 	procs map[string]*member
 }
@@ -85,7 +88,7 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 func (r *Runner) sync(ctx context.Context) error {
-	pods, err := r.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: podSelector})
+	pods, err := r.Client.CoreV1().Pods(r.Namespace).List(ctx, metav1.ListOptions{LabelSelector: podSelector})
 	if err != nil {
 		return fmt.Errorf("listing Pods: %w", err)
 	}

@@ -61,10 +61,21 @@ func RepoRoot() string {
 // BinDir returns the directory of the control-plane binaries.
 func BinDir() string { return filepath.Join(RepoRoot(), "bin") }
 
+// NeedsCluster skips the test under -short (make test-unit): it needs the
+// local cluster or the control-plane binaries in bin/, which make test
+// builds and starts.
+func NeedsCluster(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the local cluster or bin/ (make test runs it; -short skips it)")
+	}
+}
+
 // Cluster returns the shared cluster, starting it on first use. It fails the
-// test if no cluster can be had.
+// test if no cluster can be had; under -short it skips the test.
 func Cluster(t testing.TB) *Env {
 	t.Helper()
+	NeedsCluster(t)
 	once.Do(func() { shared, sharedEr = connect() })
 	if sharedEr != nil {
 		t.Fatalf("testenv: no cluster: %v", sharedEr)
@@ -124,8 +135,10 @@ func (e *Env) Namespace(t testing.TB) string {
 
 // APIServer starts an etcd and a kube-apiserver from bin/ with envtest and
 // stops them when the test ends. Use it when no controllers are needed.
+// Under -short it skips the test.
 func APIServer(t testing.TB, crdPaths ...string) *rest.Config {
 	t.Helper()
+	NeedsCluster(t)
 	te := &envtest.Environment{BinaryAssetsDirectory: BinDir(), CRDDirectoryPaths: crdPaths, ErrorIfCRDPathMissing: true}
 	cfg, err := te.Start()
 	if err != nil {

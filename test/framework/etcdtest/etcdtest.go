@@ -16,9 +16,11 @@ import (
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
-// Binary returns the path of bin/etcd, failing the test when it is absent.
+// Binary returns the path of bin/etcd, failing the test when it is absent
+// (skipping it under -short).
 func Binary(t testing.TB) string {
 	t.Helper()
+	testenv.NeedsCluster(t)
 	p := filepath.Join(testenv.BinDir(), "etcd")
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("etcdtest: %v (run make tools)", err)
