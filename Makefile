@@ -80,8 +80,8 @@ test: tools bin/devcluster lint ## Run every test against a fresh local cluster,
 	@TESTFLAGS="$(TESTFLAGS)" hack/test.sh
 
 .PHONY: test-unit
-test-unit: ## Run every test that needs no cluster and no bin/ (go test -short; about a minute warm).
-	go test -short -count=1 $(TESTFLAGS) ./...
+test-unit: ## Run every test that needs no cluster and no bin/ (go test -short; Go caches results of unchanged packages).
+	go test -short $(TESTFLAGS) ./...
 
 .PHONY: manifests
 manifests: ## Generate CRDs (schemas from the charts), the manager ClusterRole, missing samples, the operator chart and OLM bundle under config/.

@@ -49,7 +49,9 @@ func requestsByKind(t *testing.T, url string) map[string]float64 {
 // revision before every write: 14 LISTs, 8 GETs and 6 writes of release
 // Secrets per App.
 func TestReleaseStorageCostsNoReads(t *testing.T) {
-	t.Parallel()
+	// It counts its operator's requests: it runs alone (serial), since under
+	// the load of parallel tests a requeue before an install may look for an
+	// outside release once more.
 	const n = 6
 	metrics := freeAddr(t)
 	env, ns, _ := appFixture(t, testWatches(), "--metrics-bind-address", metrics)

@@ -13,5 +13,6 @@
 // Go runs the other tests first, one at a time, then the parallel ones
 // together (go test -parallel, set by hack/test.sh). Tests that run an
 // operator over all namespaces on a shared kind, restart or replace shared
-// CRDs, or deploy and undeploy the operator stay serial.
+// CRDs, deploy and undeploy the operator, or count their operator's API
+// requests (a measurement is taken alone) stay serial.
 package e2e

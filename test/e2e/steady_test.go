@@ -47,7 +47,8 @@ var steadyMetrics = []string{"controller_runtime_reconcile_total", "chartkeeper_
 // no API request. With a reconcilePeriod it reconciles, and still calls
 // neither Helm nor the API server (change detection is by digest).
 func TestSteadyStateIsQuiet(t *testing.T) {
-	t.Parallel()
+	// It counts its operator's requests: it runs alone (serial), away from
+	// the load of parallel tests.
 	const n = 20
 	for _, tc := range []struct {
 		name, watches string
