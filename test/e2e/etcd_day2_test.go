@@ -49,7 +49,7 @@ func etcdMembersFixture(t *testing.T) (*testenv.Env, string, *syncBuffer) {
 			logMemberTails(t, dir, 40)
 		}
 	})
-	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile,
+	startConfined(t, env, ns, watchesFile,
 		"--metrics-bind-address", "0", "--etcd-member-addressing", "loopback")
 	return env, ns, log
 }

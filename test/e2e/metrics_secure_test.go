@@ -62,7 +62,7 @@ func TestSecureMetrics(t *testing.T) {
 
 	t.Run("plain HTTP without --metrics-secure", func(t *testing.T) {
 		plain := freeAddr(t)
-		p := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, testWatches()), testWatches(),
+		p := startConfined(t, env, ns, testWatches(),
 			"--metrics-bind-address", plain)
 		p.eventually(t, 30*time.Second, get200("http://"+plain+"/metrics"))
 		if body := scrapeRaw(t, "http://"+plain+"/metrics"); !strings.Contains(body, "chartkeeper_api_requests_total") {

@@ -65,6 +65,14 @@ func startOperator(t *testing.T, env *testenv.Env, watchesFile string, extra ...
 	return startOperatorAs(t, operatorKubeconfig(t, env, watchesFile), watchesFile, append([]string{"--metrics-bind-address", "0"}, extra...)...)
 }
 
+// startConfined runs the operator on watchesFile as the ServiceAccount of
+// its generated RBAC (operatorKubeconfig), confined to ns by
+// WATCH_NAMESPACE, and returns once it is ready.
+func startConfined(t *testing.T, env *testenv.Env, ns, watchesFile string, extra ...string) *process {
+	t.Helper()
+	return startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile, extra...)
+}
+
 // startOperatorAs runs the operator with a given kubeconfig (several
 // replicas of one ServiceAccount, say) and returns once it is ready.
 func startOperatorAs(t *testing.T, kubeconfig, watchesFile string, extra ...string) *process {
@@ -121,7 +129,7 @@ func confinedFixture(t *testing.T, crdsFrom, watchesFile string, kinds []schema.
 	env := testenv.Cluster(t)
 	installCRDs(t, env, crdsFrom)
 	ns := env.Namespace(t)
-	p := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile,
+	p := startConfined(t, env, ns, watchesFile,
 		append([]string{"--metrics-bind-address", "0"}, extra...)...)
 	t.Cleanup(func() { deleteAll(t, env, ns, kinds) })
 	return env, ns, p
@@ -165,7 +173,7 @@ func bundledFixture(t *testing.T) (*testenv.Env, string) {
 	watchesFile := filepath.Join(testenv.RepoRoot(), "watches.yaml")
 	installCRDs(t, env, watchesFile)
 	ns := env.Namespace(t)
-	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile, "--metrics-bind-address", "0")
+	startConfined(t, env, ns, watchesFile, "--metrics-bind-address", "0")
 	return env, ns
 }
 

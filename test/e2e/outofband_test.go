@@ -74,7 +74,7 @@ func TestHandUpgradeIsRevertedAndNamed(t *testing.T) {
 		t.Logf("first operator: %v", err)
 	}
 	metrics := freeAddr(t)
-	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, periodic), periodic, "--metrics-bind-address", metrics)
+	startConfined(t, env, ns, periodic, "--metrics-bind-address", metrics)
 	t.Cleanup(func() { deleteApps(t, env, ns) }) // while the second operator runs
 	url := "http://" + metrics + "/metrics"
 	testenv.Eventually(t, time.Minute, func(context.Context) error {

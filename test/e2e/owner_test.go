@@ -75,7 +75,7 @@ func TestHandInstalledReleaseIsNotTakenOver(t *testing.T) {
 	ns := env.Namespace(t)
 	chart := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "charts", "app")
 	helmCmd(t, env, "install", "web", chart, "-n", ns)
-	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, wf), wf, "--metrics-bind-address", "0")
+	startConfined(t, env, ns, wf, "--metrics-bind-address", "0")
 	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{appGVK}) })
 	ctx := context.Background()
 
@@ -119,7 +119,7 @@ func TestHandInstalledReleaseIsAdoptedWhenTheWatchSaysSo(t *testing.T) {
 	ns := env.Namespace(t)
 	chart := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "charts", "app")
 	helmCmd(t, env, "install", "web", chart, "-n", ns, "--set", "data=by-hand")
-	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, wf), wf, "--metrics-bind-address", "0")
+	startConfined(t, env, ns, wf, "--metrics-bind-address", "0")
 	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{appGVK}) })
 	ctx := context.Background()
 

@@ -255,7 +255,7 @@ func TestStorageSwitchKeepsTheRelease(t *testing.T) {
 		t.Fatalf("operator exit: %v", err)
 	}
 	dashboardsWatches(t, dir, "chunked", 0)
-	startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile, "--metrics-bind-address", "0")
+	startConfined(t, env, ns, watchesFile, "--metrics-bind-address", "0")
 
 	patchCR(t, env, bigReleaseGVK, ns, "mon", map[string]any{"folder": "Ops"})
 	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {

@@ -28,7 +28,7 @@ func TestKindRemovedFromWatchesIsReportedAtStart(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := context.Background()
 
-	first := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, testWatches()), testWatches(),
+	first := startConfined(t, env, ns, testWatches(),
 		"--metrics-bind-address", "0")
 	if err := env.Client.Create(ctx, newApp(ns, "orphan", map[string]any{})); err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestKindRemovedFromWatchesIsReportedAtStart(t *testing.T) {
 
 	// The same operator, with App gone from its watches.
 	m := freeAddr(t)
-	second := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, timeoutWatches()), timeoutWatches(),
+	second := startConfined(t, env, ns, timeoutWatches(),
 		"--metrics-bind-address", m)
 	wantLog := "kind App.test.chartkeeper.dev is not in watches.yaml, but 1 of its releases remain"
 	wantMetric := `chartkeeper_unwatched_releases{kind="App.test.chartkeeper.dev"}`

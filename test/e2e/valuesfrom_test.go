@@ -42,7 +42,7 @@ func TestValuesFromConfigMapsAndSecrets(t *testing.T) {
 	installCRDs(t, env, watchesFile)
 	ns := env.Namespace(t)
 	metricsAddr := freeAddr(t)
-	op := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, operatorKubeconfig(t, env, watchesFile), watchesFile,
+	op := startConfined(t, env, ns, watchesFile,
 		"--metrics-bind-address", metricsAddr, "--zap-log-level=debug")
 	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{exporterGVK}) })
 	metrics := "http://" + metricsAddr + "/metrics"
