@@ -13,6 +13,9 @@ PROBE_ADDR ?= 127.0.0.1:8081
 IMG ?= chartkeeper:dev
 # go test flags for "make test", e.g. TESTFLAGS='-run TestFoo -v'.
 TESTFLAGS ?=
+# Time per fuzz target: "make fuzz" (e.g. make fuzz FUZZTIME=10m) and the smoke run of "make test".
+FUZZTIME ?= 1m
+FUZZ_SMOKE ?= 3s
 
 # Product sources (bin/chartkeeper) and tooling sources (bin/devcluster: test/...).
 PRODUCT_SOURCES := $(shell find cmd internal -name '*.go' 2>/dev/null) go.mod go.sum
@@ -52,12 +55,21 @@ export BENCH_N BENCH_REPEAT BENCH_SCENARIO BENCH_CONCURRENCY BENCH_IDLE BENCH_TI
 bench: tools bin/chartkeeper $(if $(filter hop,$(BENCH_OPERATOR)),bin/helm-operator) ## Time chartkeeper vs the control plane's floor (and BENCH_OPERATOR=hop|"cmd") on a local cluster; see docs/benchmarks.md.
 	go run ./test/bench/cmd
 
-# Chaos settings (docs/chaos.md), e.g. make chaos CHAOS_DURATION=10m CHAOS_SEED=42.
-export CHAOS_CRS CHAOS_NAMESPACES CHAOS_DURATION CHAOS_FAULT_EVERY CHAOS_SEED CHAOS_OUT
+# Chaos settings (docs/chaos.md), e.g. make chaos CHAOS_DURATION=10m CHAOS_SEED=42;
+# at scale: make chaos CHAOS_CRS=200 CHAOS_NAMESPACES=4 CHAOS_KILLS=100 CHAOS_MAX_DURATION=40m.
+export CHAOS_CRS CHAOS_NAMESPACES CHAOS_KINDS CHAOS_DURATION CHAOS_MAX_DURATION CHAOS_KILLS CHAOS_KILL_WEIGHT \
+	CHAOS_FAULT_EVERY CHAOS_CONFIGMAPS CHAOS_CATCH_TIMEOUT CHAOS_CONVERGE_TIMEOUT CHAOS_FAULTS CHAOS_SEED CHAOS_OUT
 
 .PHONY: chaos
-chaos: tools bin/chartkeeper ## Kill the operator mid-operation, restart the API server and etcd, tamper with objects; check nothing is lost (docs/chaos.md).
+chaos: tools bin/chartkeeper ## Kill the operator mid-operation, restart and pause the API server and etcd, tamper with objects; check nothing is lost (docs/chaos.md).
 	go run ./test/chaos/cmd
+
+# Soak settings (docs/soak.md), e.g. make soak SOAK_CRS=50 SOAK_DURATION=3m SOAK_SAMPLE=20s.
+export SOAK_CRS SOAK_DURATION SOAK_RATE SOAK_SAMPLE SOAK_MAX_GROWTH SOAK_SEED SOAK_OUT
+
+.PHONY: soak
+soak: tools bin/chartkeeper ## An hour of churn over 1,000 custom resources: the operator's RSS, goroutines and open fds must stay flat (docs/soak.md).
+	go run ./test/soak/cmd
 
 .PHONY: cluster-up
 cluster-up: tools bin/devcluster ## Start the local cluster (or reuse the running one) in CLUSTER_DIR (default .cluster).
@@ -77,7 +89,11 @@ run: bin/chartkeeper ## Run the operator: on KUBECONFIG if it answers, else on t
 
 .PHONY: test
 test: tools bin/devcluster lint ## Run every test against a fresh local cluster, then stop it.
-	@TESTFLAGS="$(TESTFLAGS)" hack/test.sh
+	@TESTFLAGS="$(TESTFLAGS)" FUZZ_SMOKE="$(FUZZ_SMOKE)" hack/test.sh
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target (func FuzzXxx in *_test.go, found by hack/fuzz.sh) for FUZZTIME each (default 1m).
+	@FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
 .PHONY: test-unit
 test-unit: ## Run every test that needs no cluster and no bin/ (go test -short; Go caches results of unchanged packages).
@@ -87,7 +103,7 @@ test-unit: ## Run every test that needs no cluster and no bin/ (go test -short; 
 manifests: ## Generate CRDs (schemas from the charts), the manager ClusterRole, missing samples, the operator chart and OLM bundle under config/.
 	go run ./cmd/chartkeeper manifests
 
-# Chart packaging: make create-api CHART=path/to/chart-or.tgz GROUP=apps.example.com VERSION=v1alpha1 KIND=Memcached [HOOK=1]
+# Chart packaging: make create-api CHART=path/to/chart-or.tgz GROUP=apps.example.com VERSION=v1alpha1 KIND=Memcached [HOOK=1] [SERVICE_ACCOUNT=chartkeeper-release]
 CHART ?=
 GROUP ?=
 VERSION ?= v1alpha1
@@ -95,8 +111,8 @@ KIND ?=
 HOOK ?=
 
 .PHONY: create-api
-create-api: ## Package a chart as a new kind: CHART=dir|tgz GROUP=... VERSION=... KIND=... [HOOK=1 for a Go hook stub].
-	go run ./cmd/chartkeeper create-api --chart "$(CHART)" --group "$(GROUP)" --version "$(VERSION)" --kind "$(KIND)" $(if $(HOOK),--hook)
+create-api: ## Package a chart as a new kind: CHART=dir|tgz GROUP=... VERSION=... KIND=... [HOOK=1 for a Go hook stub] [SERVICE_ACCOUNT=name: releases run as it].
+	go run ./cmd/chartkeeper create-api --chart "$(CHART)" --group "$(GROUP)" --version "$(VERSION)" --kind "$(KIND)" $(if $(HOOK),--hook) $(if $(SERVICE_ACCOUNT),--service-account '$(SERVICE_ACCOUNT)')
 
 .PHONY: images
 images: ## List every image the bundled charts release (for mirroring into an air-gapped registry).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make test: start one local cluster for the whole run, run every Go test
-# against it, and stop it (and everything it started) whatever the outcome.
+# against it, and stop it (and everything it started) whatever the outcome;
+# then run every fuzz target for FUZZ_SMOKE (default 3s; hack/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=tmp/test-cluster
@@ -15,3 +16,7 @@ export CHARTKEEPER_TEST_KUBECONFIG="$PWD/$dir/admin.kubeconfig"
 # (test/e2e/doc.go): most of their time is waiting for the cluster.
 # shellcheck disable=SC2086
 go test -count=1 -timeout 45m -parallel "${TEST_PARALLEL:-8}" ${TESTFLAGS:-} ./...
+# The fuzz smoke needs no cluster: it runs once the cluster is stopped.
+cleanup
+trap - EXIT
+FUZZTIME="${FUZZ_SMOKE:-3s}" hack/fuzz.sh

@@ -109,6 +109,14 @@ const (
 	// message names the test Pod and why it failed); remediated as a
 	// failed upgrade or install, or only reported (watch test.onFailure).
 	ReasonTestFailed Reason = "TestFailed"
+	// ReasonServiceAccountRefused: the ServiceAccount the release would
+	// run as cannot be used (the watch's impersonate template gives no
+	// valid account, or one outside the release namespace; the resource
+	// names one with chartkeeper.dev/service-account where the watch does
+	// not allow it): nothing is released until the resource or the watch
+	// changes. An action refused by the account's RBAC is Forbidden, or
+	// the action's failure, naming the account.
+	ReasonServiceAccountRefused Reason = "ServiceAccountRefused"
 )
 
 // Reasons lists every declared reason.
@@ -131,6 +139,7 @@ func Reasons() []Reason {
 		ReasonCRDUpgradeRefused, ReasonCRDsApplied,
 		ReasonValuesSourceMissing,
 		ReasonTestSucceeded, ReasonTestFailed,
+		ReasonServiceAccountRefused,
 	}
 }
 

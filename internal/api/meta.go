@@ -54,6 +54,11 @@ const (
 	// AnnotationSuspend: "true" stops every action but the uninstall of a
 	// deleted resource; "false" or absent resumes.
 	AnnotationSuspend = "chartkeeper.dev/suspend"
+	// AnnotationServiceAccount names the ServiceAccount of the release
+	// namespace the release runs as, instead of its watch's
+	// impersonate.serviceAccount; only where the watch allows it
+	// (impersonate.allowOverride).
+	AnnotationServiceAccount = "chartkeeper.dev/service-account"
 	// HelmOperatorDomain prefixes helm-operator-plugins' (and operator-sdk's
 	// Helm operator's) per-resource annotations.
 	HelmOperatorDomain = "helm.sdk.operatorframework.io/"

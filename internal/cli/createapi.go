@@ -22,6 +22,7 @@ func createAPICommand(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Kind, "kind", "", "kind, UpperCamelCase, e.g. Memcached (required)")
 	fs.StringVar(&o.ProjectDir, "project-dir", ".", "project root (watches.yaml, charts/, config/, internal/apps)")
 	fs.BoolVar(&o.Hook, "hook", false, "also write the kind's app internal/apps/<kind>/hook.go (a Go hook stub) and regenerate internal/apps/all")
+	fs.StringVar(&o.ServiceAccount, "service-account", "", `run the kind's releases as this ServiceAccount ("name" in the release namespace, or a template such as "{{ .Namespace }}/chartkeeper-release"); writes config/rbac/release/ with the ClusterRole to bind to it in each namespace`)
 	allowBreaking := fs.Bool("allow-breaking", false, "write a CRD schema that breaks existing custom resources of the same version")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: chartkeeper create-api --chart DIR|TGZ --group G --version V --kind K [flags]\n\n")

@@ -35,7 +35,7 @@ type Client struct {
 	// storageFor returns the release storage of a namespace, of a kind.
 	// Tests swap in Helm's memory driver.
 	storageFor func(namespace string, kind Storage) *storage.Storage
-	kubeFor    func(namespace string, log func(string, ...any), asReleased func(ownership.Placement) bool) kube.Interface
+	kubeFor    func(namespace, user string, log func(string, ...any), asReleased func(ownership.Placement) bool) kube.Interface
 
 	// secrets serves the release storage's reads from the metadata cache
 	// and its own writes (see ReadReleasesFrom).
@@ -70,8 +70,8 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 		caps, err := c.capabilities()
 		return err == nil && validatesFields(caps.KubeVersion)
 	}
-	c.kubeFor = func(ns string, log func(string, ...any), asReleased func(ownership.Placement) bool) kube.Interface {
-		kc := kube.New(g.inNamespace(ns))
+	c.kubeFor = func(ns, user string, log func(string, ...any), asReleased func(ownership.Placement) bool) kube.Interface {
+		kc := kube.New(g.inNamespace(ns).as(user))
 		kc.Factory = sharedValidatorFactory{Factory: kc.Factory, shared: shared}
 		kc.Namespace = ns
 		kc.Log = log
@@ -89,7 +89,7 @@ func NewOffline(st *storage.Storage, kc kube.Interface) *Client {
 	return &Client{
 		log:        func(string, ...any) {},
 		storageFor: func(string, Storage) *storage.Storage { return st },
-		kubeFor:    func(string, func(string, ...any), func(ownership.Placement) bool) kube.Interface { return kc },
+		kubeFor:    func(string, string, func(string, ...any), func(ownership.Placement) bool) kube.Interface { return kc },
 		capsFor:    func() (*chartutil.Capabilities, error) { return chartutil.DefaultCapabilities, nil },
 	}
 }
@@ -153,6 +153,11 @@ type Guard struct {
 	// since): an upgrade or rollback patches those from the one manifest
 	// to the other without reading them first (see reachedClient.Update).
 	AsReleased func(ownership.Placement) bool
+	// As is the user the action's requests to the cluster impersonate
+	// (a ServiceAccount's "system:serviceaccount:<ns>:<name>"): they can
+	// do only what that user may. The release storage stays the
+	// operator's. "": the operator's own identity.
+	As string
 }
 
 func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard) (*action.Configuration, error) {
@@ -168,12 +173,12 @@ func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard)
 	st.MaxHistory = maxHistory
 	var getter action.RESTClientGetter
 	if c.getter != nil {
-		getter = c.getter.inNamespace(ns)
+		getter = c.getter.inNamespace(ns).as(g.As)
 	}
 	return &action.Configuration{
 		RESTClientGetter: getter,
 		Releases:         st,
-		KubeClient:       withAdmit(c.kubeFor(ns, log, g.AsReleased), g.Admit),
+		KubeClient:       withAdmit(c.kubeFor(ns, g.As, log, g.AsReleased), g.Admit),
 		Capabilities:     caps,
 		Log:              log,
 	}, nil
@@ -194,7 +199,7 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 	ctx, cancel := Bound(ctx, r.Timeout)
 	defer cancel()
 	rel, err := in.RunWithContext(ctx, r.Chart, r.Values)
-	return rel, c.explainTimeout(ctx, joinFlush(cfg, err), r.Timeout, r.Name, r.Namespace)
+	return rel, ExplainAs(c.explainTimeout(ctx, joinFlush(cfg, err), r.Timeout, r.Name, r.Namespace), r.As)
 }
 
 // Upgrade upgrades an existing release to the request's chart and values
@@ -212,7 +217,7 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 	// finish, marks the (successful) revision failed. See upgradeCancelDelay.
 	defer time.AfterFunc(upgradeCancelDelay, cancel)
 	rel, err := up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
-	return rel, c.explainTimeout(ctx, joinFlush(cfg, err), r.Timeout, r.Name, r.Namespace)
+	return rel, ExplainAs(c.explainTimeout(ctx, joinFlush(cfg, err), r.Timeout, r.Name, r.Namespace), r.As)
 }
 
 // newUpgrade is Helm's upgrade action with the request's options (Upgrade
@@ -238,14 +243,14 @@ func (c *Client) Rollback(ctx context.Context, name, ns string, toRevision, maxH
 	holdIf(cfg, nil) // its objects come from an older revision: recorded first
 	rb := action.NewRollback(cfg)
 	rb.Version, rb.MaxHistory, rb.Timeout, rb.Force = toRevision, maxHistory, g.Timeout, g.Force
-	return c.explainTimeout(ctx, joinFlush(cfg, rb.Run(name)), g.Timeout, name, ns)
+	return ExplainAs(c.explainTimeout(ctx, joinFlush(cfg, rb.Run(name)), g.Timeout, name, ns), g.As)
 }
 
 // Uninstall removes the release's objects and its history. A release that
 // does not exist is not an error. g.Timeout bounds its hooks (Helm's
 // uninstall takes no context; 0: no bound); g.DisableHooks skips them.
 func (c *Client) Uninstall(ctx context.Context, name, ns string, description string, g Guard) error {
-	cfg, err := c.config(ctx, ns, 0, Guard{})
+	cfg, err := c.config(ctx, ns, 0, Guard{As: g.As})
 	if err != nil {
 		return err
 	}
@@ -258,7 +263,7 @@ func (c *Client) Uninstall(ctx context.Context, name, ns string, description str
 	if errors.Is(err, driver.ErrReleaseNotFound) {
 		return nil
 	}
-	return c.explainTimeout(ctx, err, timeout, name, ns)
+	return ExplainAs(c.explainTimeout(ctx, err, timeout, name, ns), g.As)
 }
 
 // Unlock marks the latest revision failed if it is pending (left so by an

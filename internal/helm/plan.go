@@ -77,7 +77,7 @@ func (c *Client) Plan(ctx context.Context, r Request) (*Plan, error) {
 	defer cancel()
 	rel, err := up.RunWithContext(ctx, r.Name, r.Chart, r.Values)
 	if err != nil {
-		return nil, err
+		return nil, ExplainAs(err, r.As)
 	}
 	original, err := cfg.KubeClient.Build(bytes.NewBufferString(current.Manifest), false)
 	if err != nil {

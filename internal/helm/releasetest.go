@@ -67,7 +67,7 @@ func (c *Client) Test(ctx context.Context, name, ns string, g Guard) (TestRun, e
 	rt := action.NewReleaseTesting(cfg)
 	rt.Timeout, rt.Namespace = g.Timeout, ns
 	rel, err := rt.Run(name)
-	err = c.explainTimeout(ctx, joinFlush(cfg, err), g.Timeout, name, ns)
+	err = ExplainAs(c.explainTimeout(ctx, joinFlush(cfg, err), g.Timeout, name, ns), g.As)
 	if rel == nil {
 		return TestRun{Revision: last.Version}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"helm.sh/helm/v3/pkg/kube"
@@ -81,15 +82,37 @@ func (c *Client) StoredRevisions(ctx context.Context, name, namespace string) ([
 func revisionsOf(metas []*metav1.ObjectMeta) []Revision {
 	out := make([]Revision, 0, len(metas))
 	for _, s := range metas {
-		v, err := strconv.Atoi(s.Labels["version"])
-		if err != nil {
+		v, ok := revisionNumber(s.Labels["version"])
+		if !ok {
 			continue // not a Helm release Secret
+		}
+		if rel, n, named := revisionKey(s.Name); named && (n != v || rel != s.Labels["name"]) {
+			continue // named for another revision: its labels were not written by Helm
 		}
 		out = append(out, Revision{Version: v, Status: release.Status(s.Labels["status"]), Labels: s.Labels,
 			Modified: modified(s.Labels, s.CreationTimestamp.Time)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	return out
+}
+
+// revisionNumber reads a version as Helm writes it (strconv.Itoa of a
+// revision, 1 or more): "03", "+3", "0" or "-1" is no revision.
+func revisionNumber(s string) (int, bool) {
+	v, err := strconv.Atoi(s)
+	return v, err == nil && v >= 1 && strconv.Itoa(v) == s
+}
+
+// revisionKey reads a release Secret's name as both drivers make it,
+// sh.helm.release.v1.<release>.v<revision>; named is false for any other.
+func revisionKey(name string) (release string, revision int, named bool) {
+	rest, ok := strings.CutPrefix(name, "sh.helm.release.v1.")
+	i := strings.LastIndex(rest, ".v")
+	if !ok || i <= 0 {
+		return "", 0, false
+	}
+	revision, named = revisionNumber(rest[i+2:])
+	return rest[:i], revision, named
 }
 
 // modified reads when a release Secret was last written from the labels

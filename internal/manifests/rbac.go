@@ -32,65 +32,40 @@ type Samples map[schema.GroupVersionKind][]map[string]any
 // rule names "*". The notes say, per kind, which rules the charts' RBAC
 // added and what could not be resolved.
 func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*rbacv1.ClusterRole, []string, error) {
-	byGroup := map[string]map[string][]string{} // group -> resource -> verbs
-	add := func(group, resource string, verbs ...string) {
-		if byGroup[group] == nil {
-			byGroup[group] = map[string][]string{}
-		}
-		byGroup[group][resource] = union(byGroup[group][resource], verbs)
-	}
-	var extra []rbacv1.PolicyRule // rules with resourceNames or nonResourceURLs, kept whole
+	rs := newRuleSet()
 	var notes []string
 	for _, w := range ws {
 		plural := Plural(w.Kind)
-		add(w.Group, plural, "get", "list", "watch", "update", "patch")
-		add(w.Group, plural+"/status", "get", "update", "patch")
-		add(w.Group, plural+"/finalizers", "update")
+		rs.add(w.Group, plural, "get", "list", "watch", "update", "patch")
+		rs.add(w.Group, plural+"/status", "get", "update", "patch")
+		rs.add(w.Group, plural+"/finalizers", "update")
 		for _, r := range w.ValuesFrom { // read through a watch of each object named
-			add("", Plural(string(r.Kind)), "get", "list", "watch")
+			rs.add("", Plural(string(r.Kind)), "get", "list", "watch")
 		}
 		renders, err := Render(w, samples)
 		if err != nil {
 			return nil, nil, err
 		}
 		renders = append(renders, renderToggles(w)...)
-		for _, r := range renders {
-			for _, gk := range kinds(r.Objects) {
-				if gk == crdGK {
-					continue // never released: the crds policy's (crdRules)
-				}
-				add(gk.Group, Plural(gk.Kind), releasedVerbs...)
+		var ns []string
+		if w.Impersonate != nil {
+			// The account releases, the operator only watches what it
+			// released (caches, readiness) and impersonates the account.
+			for _, gk := range releasedKinds(renders) {
+				rs.add(gk.Group, Plural(gk.Kind), "get", "list", "watch")
 			}
-		}
-		grants, ns, err := chartGrants(w, renders)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, g := range grants {
-			if len(g.ResourceNames) > 0 || len(g.NonResourceURLs) > 0 {
-				extra = append(extra, g)
-				continue
+			rs.addRule(impersonateRule(w))
+			ns = append(ns, fmt.Sprintf("releases run as ServiceAccount %q: what they need is rbac/release/%s, to bind to that account in each namespace", w.Impersonate.ServiceAccount, ReleaseRoleFile(w)))
+		} else {
+			more, err := releaseRules(rs, w, renders)
+			if err != nil {
+				return nil, nil, err
 			}
-			for _, grp := range g.APIGroups {
-				for _, res := range g.Resources {
-					add(grp, res, g.Verbs...)
-				}
-			}
-		}
-		testKinds, testNote := testRules(w, renders)
-		for _, gk := range testKinds {
-			add(gk.Group, Plural(gk.Kind), testVerbs...)
-		}
-		if testNote != "" {
-			ns = append(ns, testNote)
+			ns = append(ns, more...)
 		}
 		crdGrants, crdNote := crdRules(w, ChartCRDNames(w, renders))
 		for _, g := range crdGrants {
-			if len(g.ResourceNames) > 0 {
-				extra = append(extra, g)
-				continue
-			}
-			add(g.APIGroups[0], g.Resources[0], g.Verbs...)
+			rs.addRule(g)
 		}
 		if crdNote != "" {
 			ns = append(ns, crdNote)
@@ -103,27 +78,93 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 		if slices.Contains(r.Verbs, "*") || slices.Contains(r.Resources, "*") || slices.Contains(r.APIGroups, "*") {
 			return nil, nil, fmt.Errorf("a Go hook asks for %v: name the groups, resources and verbs it needs, not *", r)
 		}
-		for _, g := range r.APIGroups {
-			for _, res := range r.Resources {
-				add(g, res, r.Verbs...)
-			}
-		}
+		rs.addRule(r)
 	}
-	add("", "secrets", releasedVerbs...) // Helm's release storage
-	add("", "events", "create", "patch")
-	add("events.k8s.io", "events", "create", "patch")
+	rs.add("", "secrets", releasedVerbs...) // Helm's release storage
+	rs.add("", "events", "create", "patch")
+	rs.add("events.k8s.io", "events", "create", "patch")
 
 	role := &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
 		ObjectMeta: metav1.ObjectMeta{Name: "manager-role"},
+		Rules:      rs.rules(),
 	}
-	groups := sortedKeys(byGroup)
-	for _, g := range groups {
-		// One rule per distinct verb set within a group keeps the role short.
+	return role, notes, nil
+}
+
+// releaseRules adds to rs what releasing w's chart takes: every kind it
+// renders with all the verbs Helm and drift correction use, what the
+// chart's own Roles and ClusterRoles grant (chartGrants), what its test
+// hooks need when the watch runs them (testRules). The notes say what the
+// chart's RBAC added and what could not be resolved.
+func releaseRules(rs *ruleSet, w watches.Watch, renders []Rendered) ([]string, error) {
+	for _, gk := range releasedKinds(renders) {
+		rs.add(gk.Group, Plural(gk.Kind), releasedVerbs...)
+	}
+	grants, ns, err := chartGrants(w, renders)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range grants {
+		rs.addRule(g)
+	}
+	testKinds, testNote := testRules(w, renders)
+	for _, gk := range testKinds {
+		rs.add(gk.Group, Plural(gk.Kind), testVerbs...)
+	}
+	if testNote != "" {
+		ns = append(ns, testNote)
+	}
+	return ns, nil
+}
+
+// releasedKinds are the kinds the renders hold, CRDs left out (never
+// released: the crds policy's, crdRules).
+func releasedKinds(renders []Rendered) []schema.GroupKind {
+	var objs []map[string]any
+	for _, r := range renders {
+		objs = append(objs, r.Objects...)
+	}
+	return slices.DeleteFunc(kinds(objs), func(gk schema.GroupKind) bool { return gk == crdGK })
+}
+
+// ruleSet collects rules: verbs by group and resource, merged; rules with
+// resourceNames or nonResourceURLs kept whole.
+type ruleSet struct {
+	byGroup map[string]map[string][]string // group -> resource -> verbs
+	extra   []rbacv1.PolicyRule
+}
+
+func newRuleSet() *ruleSet { return &ruleSet{byGroup: map[string]map[string][]string{}} }
+
+func (rs *ruleSet) add(group, resource string, verbs ...string) {
+	if rs.byGroup[group] == nil {
+		rs.byGroup[group] = map[string][]string{}
+	}
+	rs.byGroup[group][resource] = union(rs.byGroup[group][resource], verbs)
+}
+
+func (rs *ruleSet) addRule(r rbacv1.PolicyRule) {
+	if len(r.ResourceNames) > 0 || len(r.NonResourceURLs) > 0 {
+		rs.extra = append(rs.extra, r)
+		return
+	}
+	for _, g := range r.APIGroups {
+		for _, res := range r.Resources {
+			rs.add(g, res, r.Verbs...)
+		}
+	}
+}
+
+// rules returns the set as short rules: one per distinct verb set within
+// a group, then the whole rules no other covers.
+func (rs *ruleSet) rules() []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	for _, g := range sortedKeys(rs.byGroup) {
 		byVerbs := map[string][]string{}
 		var order []string
-		for _, res := range sortedKeys(byGroup[g]) {
-			k := fmt.Sprint(byGroup[g][res])
+		for _, res := range sortedKeys(rs.byGroup[g]) {
+			k := fmt.Sprint(rs.byGroup[g][res])
 			if _, ok := byVerbs[k]; !ok {
 				order = append(order, k)
 			}
@@ -131,11 +172,10 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 		}
 		for _, k := range order {
 			res := byVerbs[k]
-			role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: res, Verbs: byGroup[g][res[0]]})
+			out = append(out, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: res, Verbs: rs.byGroup[g][res[0]]})
 		}
 	}
-	role.Rules = append(role.Rules, uncovered(extra, byGroup)...)
-	return role, notes, nil
+	return append(out, uncovered(rs.extra, rs.byGroup)...)
 }
 
 // uncovered returns rules, sorted and without duplicates, less those whose

@@ -107,6 +107,13 @@ func Generate(dir string, ws []watches.Watch, hookRules []rbacv1.PolicyRule, o C
 		return nil, nil, err
 	}
 	out[filepath.Join("rbac", "role.yaml")] = rb
+	releaseRoles, err := releaseRoleFiles(ws, samples)
+	if err != nil {
+		return nil, nil, err
+	}
+	for rel, b := range releaseRoles {
+		out[rel] = b
+	}
 	ops, err := OperatorFiles(dir, out)
 	if err != nil {
 		return nil, nil, err

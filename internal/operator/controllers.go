@@ -51,6 +51,11 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 		release.WithStatusCache(deps),
 		release.WithHooks(o.hooks),
 		release.WithValuesSources(sources),
+		// Releases of watches with impersonate write as their account:
+		// a client of its own (impersonation wraps the transport).
+		release.WithImpersonation(func(user string) (client.Client, error) {
+			return client.New(helm.Impersonating(cfg, user), client.Options{Scheme: op.mgr.GetScheme(), Mapper: op.mgr.GetRESTMapper()})
+		}),
 	)
 	if err != nil {
 		return err

@@ -330,7 +330,7 @@ func (s *step) request(ctx context.Context) (helm.Request, error) {
 // of secret values.
 func (s *step) guard(ctx context.Context, admit helm.Admit) helm.Guard {
 	return helm.Guard{Admit: admit, Redact: s.d.redact.Redact,
-		Timeout: s.t.Watch.Policy.Timeout, AsReleased: s.e.asReleased(ctx, releaseKey(s.d.ref))}
+		Timeout: s.t.Watch.Policy.Timeout, AsReleased: s.e.asReleased(ctx, releaseKey(s.d.ref)), As: s.user()}
 }
 
 // relocate is the post-render edit of a watch's images setting (nil: none).

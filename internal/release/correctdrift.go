@@ -51,6 +51,10 @@ func (c correctDrift) failed(s *step, out outcome, err error) bool {
 // correction is still seen as drift (a baseline read later could include
 // it).
 func (e *Engine) correct(ctx context.Context, key string, drift []Drift) error {
+	live, user, err := e.writer(ctx)
+	if err != nil {
+		return err
+	}
 	for _, d := range drift {
 		u, err := d.Object.Desired()
 		if err != nil {
@@ -59,12 +63,12 @@ func (e *Engine) correct(ctx context.Context, key string, drift []Drift) error {
 		u.SetResourceVersion("")
 		u.SetManagedFields(nil)
 		if d.Change == DriftDeleted {
-			err = e.live.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.ForceOwnership, client.FieldOwner(api.FieldManager))
+			err = live.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.ForceOwnership, client.FieldOwner(api.FieldManager))
 		} else {
-			err = e.patchBack(ctx, u, d.fields)
+			err = patchBack(ctx, live, u, d.fields)
 		}
 		if err != nil {
-			return fmt.Errorf("restoring %s: %w", d.Object, err)
+			return fmt.Errorf("restoring %s: %w", d.Object, explain(err, user))
 		}
 		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Generation: u.GetGeneration(), ResourceVersion: u.GetResourceVersion()}}
 		e.drift.baseline.set(key, u.GetUID(), driftBaseline{marker: marker(m)})
@@ -74,7 +78,7 @@ func (e *Engine) correct(ctx context.Context, key string, drift []Drift) error {
 
 // patchBack sends a JSON patch (RFC 6902) of just the drifted fields; u is
 // the object to patch and receives the answer.
-func (e *Engine) patchBack(ctx context.Context, u *unstructured.Unstructured, fields []fieldDiff) error {
+func patchBack(ctx context.Context, live client.Writer, u *unstructured.Unstructured, fields []fieldDiff) error {
 	if len(fields) == 0 {
 		return nil
 	}
@@ -82,5 +86,5 @@ func (e *Engine) patchBack(ctx context.Context, u *unstructured.Unstructured, fi
 	if err != nil {
 		return err
 	}
-	return e.live.Patch(ctx, u, client.RawPatch(types.JSONPatchType, body), client.FieldOwner(api.FieldManager))
+	return live.Patch(ctx, u, client.RawPatch(types.JSONPatchType, body), client.FieldOwner(api.FieldManager))
 }

@@ -134,10 +134,14 @@ const driftCheckManager = "chartkeeper-drift-check"
 // release sets that were changed (defaults applied by the API server on
 // both sides, so a field the chart leaves out is never drift).
 func (e *Engine) driftOf(ctx context.Context, ob object) ([]fieldDiff, error) {
+	c, user, err := e.writer(ctx)
+	if err != nil {
+		return nil, err
+	}
 	live := &unstructured.Unstructured{}
 	live.SetGroupVersionKind(ob.GVK)
-	if err := e.live.Get(ctx, client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}, live); err != nil {
-		return nil, err
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}, live); err != nil {
+		return nil, explain(err, user)
 	}
 	applied, err := ob.Desired()
 	if err != nil {
@@ -145,9 +149,9 @@ func (e *Engine) driftOf(ctx context.Context, ob object) ([]fieldDiff, error) {
 	}
 	applied.SetResourceVersion("")
 	applied.SetManagedFields(nil)
-	if err := e.live.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
 		client.DryRunAll, client.ForceOwnership, client.FieldOwner(driftCheckManager)); err != nil {
-		return nil, err
+		return nil, explain(err, user)
 	}
 	return diffFields(withoutApplyNoise(live), withoutApplyNoise(applied)), nil
 }

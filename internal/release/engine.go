@@ -51,6 +51,9 @@ type Engine struct {
 	descriptions *revisionMemo[describedAs]
 	// sources reads the objects of watches' valuesFrom (valuesfrom.go).
 	sources ValuesSources
+	// impersonate makes the clients of releases that run as a
+	// ServiceAccount (identity.go); nil: none.
+	impersonate *impersonation
 }
 
 // Option configures NewEngine.

@@ -22,10 +22,13 @@ import (
 
 // desired is what a custom resource asks for.
 type desired struct {
-	ref    watches.ReleaseRef
-	values chartutil.Values
-	digest string
-	err    error // the values cannot be computed
+	ref watches.ReleaseRef
+	// account is the ServiceAccount the release runs as (zero: the
+	// operator's own rights; identity.go).
+	account watches.ServiceAccountRef
+	values  chartutil.Values
+	digest  string
+	err     error // the values cannot be computed
 	// redact hides the values the chart's schema marks secret (in the
 	// spec and in the computed values) from every message: conditions,
 	// events, logs, hook failures. Built once per step.
@@ -41,6 +44,9 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 	t, obj := s.t, s.obj
 	d.ref, d.err = t.Watch.Release(obj.GetName(), obj.GetNamespace())
 	if d.err != nil {
+		return nil
+	}
+	if d.err = s.resolveAccount(); d.err != nil {
 		return nil
 	}
 	spec, err := values.FromSpec(obj)

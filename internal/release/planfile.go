@@ -44,6 +44,7 @@ func (e *Engine) Plan(ctx context.Context, t Target, obj *unstructured.Unstructu
 	if s.d.err != nil {
 		return nil, s.d.err
 	}
+	ctx = withAccount(ctx, s.d.account)
 	revs, err := e.helm.StoredRevisions(ctx, s.d.ref.Name, s.d.ref.Namespace)
 	if err != nil {
 		return nil, err

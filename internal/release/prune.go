@@ -42,13 +42,17 @@ func (p prune) failed(s *step, out outcome, err error) bool {
 
 // prune deletes objects (leftovers); one already gone is no error.
 func (e *Engine) prune(ctx context.Context, objs []object) error {
+	live, user, err := e.writer(ctx)
+	if err != nil {
+		return err
+	}
 	for _, ob := range objs {
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(ob.GVK)
 		m.SetNamespace(ob.Namespace)
 		m.SetName(ob.Name)
-		if err := e.live.Delete(ctx, m, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("deleting %s: %w", ob, err)
+		if err := live.Delete(ctx, m, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting %s: %w", ob, explain(err, user))
 		}
 	}
 	return nil

@@ -82,6 +82,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 		}
 		s.backoffCleared(phaseTranslate)
 	}
+	ctx = withAccount(ctx, s.d.account)
 	var err error
 	s.o, s.objs, err = e.observe(ctx, t, obj, st, s.d, sg)
 	if err != nil {

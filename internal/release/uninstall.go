@@ -37,7 +37,7 @@ func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error)
 		desc = d
 	}
 	err := s.e.helm.Uninstall(ctx, s.d.ref.Name, s.d.ref.Namespace, desc,
-		helm.Guard{Timeout: s.t.Watch.Policy.Timeout, DisableHooks: s.steer.uninstallDisableHooks})
+		helm.Guard{Timeout: s.t.Watch.Policy.Timeout, DisableHooks: s.steer.uninstallDisableHooks, As: s.user()})
 	if err == nil && s.o.Deleting && objs != nil {
 		// No release is left (status.release goes): the objects of the
 		// uninstalled revision are remembered as those of revision 0, for

@@ -24,6 +24,12 @@ type Options struct {
 	// stub registered for the kind), unless that file exists, and
 	// regenerates internal/apps/all. Default false.
 	Hook bool
+	// ServiceAccount, when set, makes the new kind's releases run as
+	// that ServiceAccount (the watch's impersonate.serviceAccount, a
+	// template such as "chartkeeper-release"); make manifests then writes
+	// the ClusterRole to bind to it per namespace. Default: the
+	// operator's own rights.
+	ServiceAccount string
 }
 
 // Change is one file CreateAPI considered and what it did to it.

@@ -31,6 +31,9 @@ func (e watchEdit) apply(u *undo) error {
 func addWatch(path string, o Options, chartPath string) (watchEdit, error) {
 	e := watchEdit{Change: Change{Path: "watches.yaml"}, path: path}
 	entry := fmt.Sprintf("- group: %s\n  version: %s\n  kind: %s\n  chart: %s\n", o.Group, o.Version, o.Kind, filepath.ToSlash(chartPath))
+	if o.ServiceAccount != "" {
+		entry += fmt.Sprintf("  impersonate:\n    serviceAccount: %q\n", o.ServiceAccount)
+	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		e.Action, e.data = "created", []byte("# Each entry maps a custom resource kind to the chart that backs it.\n"+entry)

@@ -140,6 +140,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	validateCRDs(w.CRDs, add)
 	validateShortNames(w.ShortNames, add)
 	w.validateValuesFrom(add)
+	w.Impersonate.validate(add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {
 		add("overrideValues", "%v", err)

@@ -155,7 +155,7 @@ func TestPolicyDefaultsAndOverrides(t *testing.T) {
   chart: chart
   maxHistory: 3
   timeout: 20s
-  releaseName: "{{ .Kind }}-{{ .Name }}"
+  releaseName: "tuned-{{ .Name }}"
   releaseNamespace: shared
   remediation: {retries: 0, strategy: uninstall, keepFailedInstall: true, backoff: {initial: 1s, max: 4s}}
   readiness: {wait: false, timeout: 1m}
@@ -177,7 +177,7 @@ func TestPolicyDefaultsAndOverrides(t *testing.T) {
 		t.Errorf("overrides: %+v", p)
 	}
 	ref, err := ws[1].Release("db", "team-a")
-	if err != nil || ref.Name != "Tuned-db" || ref.Namespace != "shared" {
+	if err != nil || ref.Name != "tuned-db" || ref.Namespace != "shared" {
 		t.Errorf("release ref %+v %v", ref, err)
 	}
 	ref, err = ws[0].Release("db", "team-a")

@@ -3,10 +3,14 @@ package watches
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"text/template"
+	"text/template/parse"
 	"time"
 
+	"helm.sh/helm/v3/pkg/chartutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/chartkeeper/chartkeeper/internal/readiness"
 )
@@ -241,7 +245,47 @@ func parseNameTemplate(name, text, def string) (*template.Template, error) {
 	if text == "" {
 		text = def
 	}
-	return template.New(name).Option("missingkey=error").Parse(text)
+	t, err := template.New(name).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	// A loop ({{ range 1000000000 }}) or a template calling templates
+	// could run for ever on every reconcile: a name needs neither.
+	if what := loopOrCall(t.Root); what != "" {
+		return nil, fmt.Errorf("%q uses %s: a name template may not loop or call templates", text, what)
+	}
+	return t, nil
+}
+
+// loopOrCall names the first range or template action in a parse tree.
+func loopOrCall(n parse.Node) string {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return ""
+		}
+		for _, c := range n.Nodes {
+			if what := loopOrCall(c); what != "" {
+				return what
+			}
+		}
+	case *parse.RangeNode:
+		return "range"
+	case *parse.TemplateNode:
+		return "template " + n.Name
+	case *parse.IfNode:
+		return firstOf(loopOrCall(n.List), loopOrCall(n.ElseList))
+	case *parse.WithNode:
+		return firstOf(loopOrCall(n.List), loopOrCall(n.ElseList))
+	}
+	return ""
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // ReleaseRef names the Helm release of one custom resource.
@@ -276,8 +320,14 @@ func (w Watch) Release(name, namespace string) (ReleaseRef, error) {
 	if len(ref.Name) == 0 || len(ref.Name) > maxReleaseNameLength {
 		return ref, fmt.Errorf("release name %q must be 1 to %d characters (Helm's limit); shorten the resource's name or set releaseName in watches.yaml", ref.Name, maxReleaseNameLength)
 	}
+	if chartutil.ValidateReleaseName(ref.Name) != nil {
+		return ref, fmt.Errorf("release name %q is not one Helm accepts (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit); fix releaseName in watches.yaml", ref.Name)
+	}
 	if ref.Namespace == "" {
 		return ref, fmt.Errorf("release namespace is empty: a cluster-scoped kind needs releaseNamespace in watches.yaml")
+	}
+	if msgs := validation.IsDNS1123Label(ref.Namespace); len(msgs) > 0 {
+		return ref, fmt.Errorf("release namespace %q is not a namespace name: %s; fix releaseNamespace in watches.yaml", ref.Namespace, strings.Join(msgs, "; "))
 	}
 	return ref, nil
 }

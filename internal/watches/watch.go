@@ -86,6 +86,9 @@ type Watch struct {
 	// Test runs the chart's tests after each install and upgrade, once
 	// the release is ready, as a gate (see Test). Default: off.
 	Test *Test `json:"test,omitempty"`
+	// Impersonate runs the watch's releases as a ServiceAccount (see
+	// Impersonate). Default: the operator's own rights.
+	Impersonate *Impersonate `json:"impersonate,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -63,20 +62,13 @@ const requestsMetric = "chartkeeper_api_requests_total"
 // operatorRequests reads an operator's count of its own API requests by
 // verb and resource from its metrics endpoint, keyed "verb resource".
 func operatorRequests(ctx context.Context, url string) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	body, err := fetchMetrics(ctx, url)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("reading the operator's metrics: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("reading the operator's metrics: %s", resp.Status)
-	}
+	defer body.Close()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := parser.TextToMetricFamilies(body)
 	if err != nil {
 		return nil, fmt.Errorf("parsing the operator's metrics: %w", err)
 	}

@@ -3,9 +3,11 @@ package chaos
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -15,6 +17,14 @@ type Restarter interface {
 	// Restart SIGKILLs component, keeps it down for down and starts it again,
 	// returning once the cluster is healthy.
 	Restart(ctx context.Context, component string, down time.Duration) error
+}
+
+// Pauser freezes control-plane components (devcluster.Cluster implements
+// it). A Config.Cluster that is also a Pauser gets the pause faults.
+type Pauser interface {
+	// Pause SIGSTOPs component for d and SIGCONTs it, returning once the
+	// cluster is healthy.
+	Pause(ctx context.Context, component string, d time.Duration) error
 }
 
 // Config says what to run and how hard to shake it. Zero fields take the
@@ -40,6 +50,27 @@ type Config struct {
 	CRs int
 	// Namespaces spreads them over this many namespaces. Default 3.
 	Namespaces int
+	// Kinds spreads them over this many kinds (1 to 3, see kinds.go): Chaos,
+	// then ChaosKept (the chart's kept ConfigMap on), then ChaosHooked (the
+	// chart's hook on, every action runs it). Default 1.
+	Kinds int
+	// Faults are the fault kinds injected, each once per round. Default:
+	// ClassicFaults (AllFaults adds the pauses and the kills mid-unlock,
+	// mid-drift-correction and mid-hook).
+	Faults []FaultKind
+	// KillWeight: each kill kind comes this many times per round. Default 1.
+	KillWeight int
+	// MinKills keeps the faults going past Duration until this many
+	// operator kills were made, up to MaxDuration. Default 0.
+	MinKills int
+	// MaxDuration bounds the faults whatever MinKills says. Default
+	// 3×Duration; reaching it with fewer than MinKills kills fails the run.
+	MaxDuration time.Duration
+	// CatchTimeout bounds the wait for a release to reach the state a kill
+	// targets. Default 20s.
+	CatchTimeout time.Duration
+	// PauseFor is the mean time a paused component stays frozen. Default 3s.
+	PauseFor time.Duration
 	// Duration is how long faults and spec changes go on, at least one
 	// round of every fault kind. Default 3m.
 	Duration time.Duration
@@ -84,7 +115,15 @@ func (c Config) withDefaults() (Config, error) {
 	defInt(&c.CRs, 24)
 	defInt(&c.Namespaces, 3)
 	defInt(&c.MaxConfigMaps, 60)
+	defInt(&c.Kinds, 1)
+	defInt(&c.KillWeight, 1)
+	def(&c.CatchTimeout, catchTimeout)
+	def(&c.PauseFor, 3*time.Second)
+	if len(c.Faults) == 0 {
+		c.Faults = ClassicFaults()
+	}
 	def(&c.Duration, 3*time.Minute)
+	def(&c.MaxDuration, 3*c.Duration)
 	def(&c.FaultEvery, 4*time.Second)
 	def(&c.ChangeEvery, 400*time.Millisecond)
 	def(&c.ConvergeTimeout, 5*time.Minute)
@@ -97,8 +136,16 @@ func (c Config) withDefaults() (Config, error) {
 	if c.CRs < 1 || c.Namespaces < 1 || c.Namespaces > c.CRs || c.MaxConfigMaps < 1 {
 		errs = append(errs, errors.New("chaos: need CRs ≥ Namespaces ≥ 1 and MaxConfigMaps ≥ 1"))
 	}
-	if c.Duration < 0 || c.FaultEvery <= 0 || c.ChangeEvery <= 0 || c.ConvergeTimeout <= 0 {
-		errs = append(errs, errors.New("chaos: durations must be positive"))
+	if c.Kinds < 1 || c.Kinds > len(chaosKinds) || c.Kinds > c.CRs || c.KillWeight < 1 || c.MinKills < 0 {
+		errs = append(errs, fmt.Errorf("chaos: need 1 ≤ Kinds ≤ %d (and ≤ CRs), KillWeight ≥ 1, MinKills ≥ 0", len(chaosKinds)))
+	}
+	for _, k := range c.Faults {
+		if !slices.Contains(AllFaults(), k) {
+			errs = append(errs, fmt.Errorf("chaos: unknown fault %q", k))
+		}
+	}
+	if c.Duration < 0 || c.MaxDuration < c.Duration || c.FaultEvery <= 0 || c.ChangeEvery <= 0 || c.ConvergeTimeout <= 0 || c.CatchTimeout <= 0 || c.PauseFor <= 0 {
+		errs = append(errs, errors.New("chaos: durations must be positive (MaxDuration at least Duration)"))
 	}
 	var err error
 	if c.Chart != "" {

@@ -38,7 +38,7 @@ func failOnPurpose(ctx context.Context, w *workload, r *rand.Rand, maxCM int) ([
 // left pending, and its status says why for its current generation: not
 // Ready, with a condition whose message names what was rejected.
 func (v *verifier) checkExplained(ctx context.Context, s slot) ([]string, error) {
-	u, err := v.w.client(s.key).Get(ctx, s.key.Name, metav1.GetOptions{})
+	u, err := v.w.client(&s).Get(ctx, s.key.Name, metav1.GetOptions{})
 	if err != nil {
 		return []string{"custom resource: " + err.Error()}, nil
 	}
@@ -61,12 +61,15 @@ func (v *verifier) checkExplained(ctx context.Context, s slot) ([]string, error)
 	if !explained {
 		ps = append(ps, fmt.Sprintf("no condition names the rejected port %s: %s", why, describe(st.Conditions)))
 	}
-	h, err := releaseHistory(ctx, v.cs, s.key)
+	h, err := v.history(ctx, s.key)
 	if err != nil {
 		return nil, err
 	}
 	if strings.HasPrefix(h.LatestStatus, "pending") || h.LatestStatus == "uninstalling" {
 		ps = append(ps, fmt.Sprintf("latest revision %d left %s", h.Latest, h.LatestStatus))
+	}
+	if v.maxHistory > 0 && h.Revisions > v.maxHistory {
+		ps = append(ps, fmt.Sprintf("%d revisions stored, maxHistory is %d", h.Revisions, v.maxHistory))
 	}
 	return ps, nil
 }

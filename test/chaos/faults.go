@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,11 +23,35 @@ const (
 	KillMidUpgrade   FaultKind = "kill operator mid-upgrade"
 	KillMidRollback  FaultKind = "kill operator mid-rollback"
 	KillMidUninstall FaultKind = "kill operator mid-uninstall"
+	KillMidUnlock    FaultKind = "kill operator mid-unlock"
+	KillMidDrift     FaultKind = "kill operator mid-drift-correction"
+	KillMidHook      FaultKind = "kill operator mid-hook"
 	RestartAPIServer FaultKind = "restart kube-apiserver"
 	RestartEtcd      FaultKind = "restart etcd"
+	PauseAPIServer   FaultKind = "pause kube-apiserver"
+	PauseEtcd        FaultKind = "pause etcd"
 	DeleteObject     FaultKind = "delete a released object"
 	EditObject       FaultKind = "edit a released object"
 )
+
+// ClassicFaults are the faults of the short run (make test).
+func ClassicFaults() []FaultKind {
+	return []FaultKind{KillMidInstall, KillMidUpgrade, KillMidRollback, KillMidUninstall, RestartAPIServer, RestartEtcd, DeleteObject, EditObject}
+}
+
+// AllFaults are every fault the harness knows (make chaos).
+func AllFaults() []FaultKind {
+	return append(ClassicFaults(), KillMidUnlock, KillMidDrift, KillMidHook, PauseAPIServer, PauseEtcd)
+}
+
+// isKill: the fault SIGKILLs the operator.
+func isKill(k FaultKind) bool {
+	switch k {
+	case KillMidInstall, KillMidUpgrade, KillMidRollback, KillMidUninstall, KillMidUnlock, KillMidDrift, KillMidHook:
+		return true
+	}
+	return false
+}
 
 // Fault is one injected fault and what came of it.
 type Fault struct {
@@ -50,7 +75,8 @@ type Fault struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// catchTimeout bounds the wait for a release to reach the state a kill targets.
+// catchTimeout is the default bound of the wait for a release to reach the
+// state a kill targets.
 const catchTimeout = 20 * time.Second
 
 // injector injects faults.
@@ -63,43 +89,82 @@ type injector struct {
 	started time.Time
 }
 
-func (in *injector) kinds() []FaultKind {
-	ks := []FaultKind{KillMidInstall, KillMidUpgrade, KillMidRollback, KillMidUninstall, DeleteObject, EditObject}
-	if in.cfg.Cluster != nil {
-		ks = append(ks, RestartAPIServer, RestartEtcd)
+// round returns one round of faults: each configured kind the cluster
+// allows once, each kill KillWeight times.
+func (in *injector) round() []FaultKind {
+	var ks []FaultKind
+	_, canPause := in.cfg.Cluster.(Pauser)
+	for _, k := range in.cfg.Faults {
+		switch {
+		case (k == RestartAPIServer || k == RestartEtcd) && in.cfg.Cluster == nil:
+		case (k == PauseAPIServer || k == PauseEtcd) && !canPause:
+		case isKill(k):
+			for range in.cfg.KillWeight {
+				ks = append(ks, k)
+			}
+		default:
+			ks = append(ks, k)
+		}
 	}
 	return ks
 }
 
-// inject runs one fault of kind k.
-func (in *injector) inject(ctx context.Context, k FaultKind) Fault {
-	f := Fault{Kind: k, At: time.Since(in.started).Round(100 * time.Millisecond)}
+// inject runs one fault of kind k. It returns the fault, preceded by any
+// other it needed (a kill mid-unlock first leaves a revision pending with a
+// kill mid-upgrade).
+func (in *injector) inject(ctx context.Context, k FaultKind) []Fault {
+	f := Fault{Kind: k, At: in.now()}
+	var before []Fault
 	var err error
 	switch k {
-	case KillMidInstall, KillMidUpgrade, KillMidRollback, KillMidUninstall, DeleteObject, EditObject:
+	case RestartAPIServer, RestartEtcd:
+		f.Target = component(k)
+		err = in.cfg.Cluster.Restart(ctx, f.Target, jitter(in.r, time.Second))
+		f.Injected, f.Caught = err == nil, err == nil
+	case PauseAPIServer, PauseEtcd:
+		f.Target = component(k)
+		d := jitter(in.r, in.cfg.PauseFor)
+		f.Detail = fmt.Sprintf("frozen %.1fs", d.Seconds())
+		err = in.cfg.Cluster.(Pauser).Pause(ctx, f.Target, d)
+		f.Injected, f.Caught = err == nil, err == nil
+	default:
+		if isKill(k) {
+			// A kill needs a leader to act on the change it provokes.
+			in.op.leading(ctx, time.Minute)
+		}
 		// These need a resource in the right state: wait a little for one.
 		for try := 0; try == 0 || errors.Is(err, errNoTarget) && try < 20 && sleep(ctx, 500*time.Millisecond); try++ {
-			if k == DeleteObject || k == EditObject {
+			switch k {
+			case DeleteObject, EditObject:
 				err = in.tamper(ctx, k, &f)
-			} else {
+			case KillMidUnlock:
+				before, err = in.killMidUnlock(ctx, &f)
+			case KillMidDrift:
+				err = in.killMidDrift(ctx, &f)
+			case KillMidHook:
+				err = in.killMidHook(ctx, &f)
+			case KillMidUninstall:
+				err = in.killMidUninstall(ctx, &f)
+			default:
 				err = in.killMid(ctx, k, &f)
 			}
 		}
-	case RestartAPIServer:
-		f.Target = "kube-apiserver"
-		err = in.cfg.Cluster.Restart(ctx, "kube-apiserver", jitter(in.r, time.Second))
-	case RestartEtcd:
-		f.Target = "etcd"
-		err = in.cfg.Cluster.Restart(ctx, "etcd", jitter(in.r, time.Second))
 	}
 	if err != nil {
-		f.Injected, f.Caught, f.Detail = false, false, err.Error()
-		return f
+		f.Injected, f.Caught = false, false
+		f.Detail = strings.TrimPrefix(f.Detail+"; "+err.Error(), "; ")
 	}
-	if k == RestartAPIServer || k == RestartEtcd {
-		f.Injected, f.Caught = true, true
+	return append(before, f)
+}
+
+func (in *injector) now() time.Duration { return time.Since(in.started).Round(100 * time.Millisecond) }
+
+// component is the control-plane component a restart or pause hits.
+func component(k FaultKind) string {
+	if k == RestartEtcd || k == PauseEtcd {
+		return "etcd"
 	}
-	return f
+	return "kube-apiserver"
 }
 
 // errNoTarget: no custom resource is in a state the fault needs.
@@ -107,8 +172,14 @@ var errNoTarget = errors.New("no custom resource to target")
 
 // released returns a live slot whose latest revision is deployed.
 func (in *injector) released(ctx context.Context) (*slot, error) {
+	return in.releasedWhere(ctx, func(*slot) bool { return true })
+}
+
+// releasedWhere returns a live slot satisfying ok whose latest revision is
+// deployed.
+func (in *injector) releasedWhere(ctx context.Context, ok func(*slot) bool) (*slot, error) {
 	for range 2 * len(in.w.slots) {
-		s := in.w.pick(in.r, true)
+		s := in.w.pickWhere(in.r, func(s *slot) bool { return s.live && ok(s) })
 		if s == nil {
 			break
 		}
@@ -129,11 +200,15 @@ func (in *injector) killMid(ctx context.Context, k FaultKind, f *Fault) error {
 	big.Hook = true
 	var s *slot
 	var err error
-	if k == KillMidInstall {
+	switch k {
+	case KillMidInstall:
 		if s = in.w.pick(in.r, false); s == nil || !in.w.gone(ctx, s) {
 			return errNoTarget
 		}
-	} else if s, err = in.released(ctx); err != nil {
+	default:
+		s, err = in.released(ctx)
+	}
+	if err != nil {
 		return err
 	}
 	in.w.setBusy(s, true) // no spec change of the churn gets in between
@@ -147,24 +222,14 @@ func (in *injector) killMid(ctx context.Context, k FaultKind, f *Fault) error {
 	case KillMidRollback:
 		big.Port = badPort
 		want, err = statusPendingRollback, in.w.patch(ctx, s, big, "failing update")
-	case KillMidUninstall:
-		want, err = statusUninstalling, in.w.remove(ctx, s)
 	}
 	if err != nil {
 		return err
 	}
 	f.Target = s.key.String()
 	seen, err := in.await(ctx, s.key, want)
-	down := jitter(in.r, time.Second)
-	if !in.op.kill(down) {
-		return fmt.Errorf("the operator was not running (%v)", err)
-	}
-	f.Injected = true
-	f.AfterKill = statusNone
-	if h, herr := releaseHistory(ctx, in.cs, s.key); herr != nil {
-		f.AfterKill = "unknown: " + herr.Error()
-	} else if h.Latest > 0 {
-		f.AfterKill = h.LatestStatus
+	if kerr := in.kill(ctx, f, s.key); kerr != nil {
+		return fmt.Errorf("%w (%v)", kerr, err)
 	}
 	f.Caught = f.AfterKill == want
 	switch {
@@ -173,14 +238,30 @@ func (in *injector) killMid(ctx context.Context, k FaultKind, f *Fault) error {
 	case seen:
 		f.Detail = fmt.Sprintf("saw %s, but the kill left %s", want, f.AfterKill)
 	default:
-		f.Detail = fmt.Sprintf("killed without seeing %s within %s (%v); left %s", want, catchTimeout, err, f.AfterKill)
+		f.Detail = fmt.Sprintf("killed without seeing %s within %s (%v); left %s", want, in.cfg.CatchTimeout, err, f.AfterKill)
+	}
+	return nil
+}
+
+// kill SIGKILLs the operator, holds it down a while, and records in f
+// the status of key's latest revision right after ("none" without one).
+func (in *injector) kill(ctx context.Context, f *Fault, key types.NamespacedName) error {
+	if !in.op.kill(jitter(in.r, time.Second)) {
+		return errors.New("the operator was not running")
+	}
+	f.Injected = true
+	f.AfterKill = statusNone
+	if h, err := releaseHistory(ctx, in.cs, key); err != nil {
+		f.AfterKill = "unknown: " + err.Error()
+	} else if h.Latest > 0 {
+		f.AfterKill = h.LatestStatus
 	}
 	return nil
 }
 
 // await polls the release until its latest revision has status want.
 func (in *injector) await(ctx context.Context, key types.NamespacedName, want string) (bool, error) {
-	deadline := time.Now().Add(catchTimeout)
+	deadline := time.Now().Add(in.cfg.CatchTimeout)
 	var last error
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		h, err := releaseHistory(ctx, in.cs, key)
@@ -215,7 +296,12 @@ func (in *injector) tamper(ctx context.Context, k FaultKind, f *Fault) error {
 		}
 	} else {
 		var patch []byte
-		if in.r.IntN(2) == 0 {
+		if s.kind.kept && in.r.IntN(3) == 0 {
+			// A kept object is released too: an edit of it is drift.
+			f.Target = "ConfigMap " + s.key.Namespace + "/" + name + keptSuffix + " data (kept)"
+			patch = []byte(`{"data":{"clusterID":"tampered"}}`)
+			_, err = in.cs.CoreV1().ConfigMaps(s.key.Namespace).Patch(ctx, name+keptSuffix, types.MergePatchType, patch, metav1.PatchOptions{})
+		} else if in.r.IntN(2) == 0 {
 			f.Target = "Deployment " + s.key.String() + " replicas"
 			patch = []byte(`{"spec":{"replicas":3}}`)
 			_, err = in.cs.AppsV1().Deployments(s.key.Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})

@@ -14,6 +14,11 @@ type Report struct {
 	Seed       uint64 `json:"seed"`
 	CRs        int    `json:"crs"`
 	Namespaces int    `json:"namespaces"`
+	Kinds      int    `json:"kinds"`
+	// KindNames are the kinds' names.
+	KindNames []string `json:"kindNames,omitempty"`
+	// MinKills is the number of operator kills the run had to make.
+	MinKills int `json:"minKills,omitempty"`
 	// Faults lists every fault injected, in order.
 	Faults       []Fault `json:"faults"`
 	FaultSeconds float64 `json:"faultSeconds"`
@@ -32,6 +37,21 @@ type Report struct {
 	LiveChecked     int     `json:"liveChecked"`
 	DeletedChecked  int     `json:"deletedChecked"`
 	ConvergeSeconds float64 `json:"convergeSeconds"`
+	// SettleSeconds is the time from the end of the last fault until every
+	// release had settled (no spec changed meanwhile): converged to its
+	// spec, or failed with a condition saying why when its spec cannot be
+	// released; deleted ones gone. Unsettled: it never did within the
+	// timeout (the problems say what was left).
+	SettleSeconds float64 `json:"settleSeconds"`
+	Unsettled     bool    `json:"unsettled,omitempty"`
+	// UnsettledSubjects counts the subjects that never settled, and
+	// SettledOthersSeconds is when all the others had (the time from the
+	// last fault until the set of subjects with a problem last changed).
+	UnsettledSubjects    int     `json:"unsettledSubjects,omitempty"`
+	SettledOthersSeconds float64 `json:"settledOthersSeconds,omitempty"`
+	// KeptObjects counts the kept objects (helm.sh/resource-policy: keep)
+	// seen during the run; each must still be there, under its first UID.
+	KeptObjects int `json:"keptObjects"`
 	// Failed counts custom resources given a spec that cannot be released
 	// after the faults: each must settle, not Ready, with a condition
 	// saying why (or it is a problem), before its final spec heals it.
@@ -94,9 +114,17 @@ func (rep *Report) FaultCounts() (kinds []FaultKind, tried, injected, caught map
 
 // Kills counts operator kills (each one survived if Lost is 0).
 func (rep *Report) Kills() int {
-	return rep.count(func(f Fault) bool {
-		return f.Injected && (f.Kind == KillMidInstall || f.Kind == KillMidUpgrade || f.Kind == KillMidRollback || f.Kind == KillMidUninstall)
-	})
+	return rep.count(func(f Fault) bool { return f.Injected && isKill(f.Kind) })
+}
+
+// CaughtKills counts operator kills that hit their target state.
+func (rep *Report) CaughtKills() int {
+	return rep.count(func(f Fault) bool { return f.Injected && f.Caught && isKill(f.Kind) })
+}
+
+// Pauses counts control-plane components frozen and resumed.
+func (rep *Report) Pauses() int {
+	return rep.count(func(f Fault) bool { return f.Injected && (f.Kind == PauseAPIServer || f.Kind == PauseEtcd) })
 }
 
 // PendingKills counts operator kills that left their release's latest
@@ -129,9 +157,9 @@ func (rep *Report) Print(out io.Writer) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", k, tried[k], injected[k], caught[k])
 	}
 	tw.Flush()
-	fmt.Fprintf(out, "seed %d; %d custom resources in %d namespaces; faults for %.0fs\n", rep.Seed, rep.CRs, rep.Namespaces, rep.FaultSeconds)
-	fmt.Fprintf(out, "operator kills survived: %d (%d left a revision pending); control-plane restarts survived: %d; operator starts: %d (%d exits by itself)\n",
-		rep.Kills(), rep.PendingKills(), rep.Restarts(), rep.OperatorStarts, len(rep.OperatorExits))
+	fmt.Fprintf(out, "seed %d; %d custom resources of %d kinds %v in %d namespaces; faults for %.0fs\n", rep.Seed, rep.CRs, rep.Kinds, rep.KindNames, rep.Namespaces, rep.FaultSeconds)
+	fmt.Fprintf(out, "operator kills survived: %d (%d hit their target state, %d left a revision pending); control-plane restarts survived: %d; pauses survived: %d; operator starts: %d (%d exits by itself)\n",
+		rep.Kills(), rep.CaughtKills(), rep.PendingKills(), rep.Restarts(), rep.Pauses(), rep.OperatorStarts, len(rep.OperatorExits))
 	keys := make([]string, 0, len(rep.SpecChanges))
 	for k := range rep.SpecChanges {
 		keys = append(keys, k)
@@ -143,7 +171,12 @@ func (rep *Report) Print(out io.Writer) {
 	}
 	fmt.Fprintf(out, " writes failed by the API server: %d\n", rep.WriteErrors)
 	fmt.Fprintf(out, "specs that cannot be released: %d, settled with a condition saying why: %d\n", rep.Failed, rep.Explained)
-	fmt.Fprintf(out, "releases checked: %d (%d live, converged in %.1fs; %d deleted); lost: %d\n",
+	settled := "settled"
+	if rep.Unsettled {
+		settled = fmt.Sprintf("NOT settled: %d subjects never did; all the others had %.1fs after the last fault", rep.UnsettledSubjects, rep.SettledOthersSeconds)
+	}
+	fmt.Fprintf(out, "time to converge after the last fault: %.1fs (%s); kept objects seen: %d\n", rep.SettleSeconds, settled, rep.KeptObjects)
+	fmt.Fprintf(out, "releases checked: %d (%d live, converged in %.1fs after their final specs; %d deleted); lost: %d\n",
 		rep.ReleasesChecked, rep.LiveChecked, rep.ConvergeSeconds, rep.DeletedChecked, rep.Lost)
 	for _, p := range rep.Problems {
 		fmt.Fprintf(out, "  PROBLEM %s: %s\n", p.Subject, p.What)

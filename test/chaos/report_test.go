@@ -15,7 +15,7 @@ func TestReportFigures(t *testing.T) {
 		{Kind: RestartEtcd, Injected: true, Caught: true},
 		{Kind: DeleteObject, Injected: true, Caught: true},
 	}, Problems: []Problem{{"ns/a", "not Ready"}, {"ns/a", "ConfigMap missing"}, {"Secret ns/x", "leaked"}}}
-	w := newWorkload(nil, []string{"ns"}, 2)
+	w := newWorkload(nil, []string{"ns"}, 2, chaosKinds[:1])
 	w.slots[0].live = true
 	rep.fill(w, &supervisor{})
 	if rep.Kills() != 3 || rep.PendingKills() != 1 || rep.Restarts() != 1 {
@@ -42,7 +42,7 @@ func TestReportFigures(t *testing.T) {
 	if row != "2 2 1" {
 		t.Errorf("the mid-upgrade row reads %q, want 2 tried, 2 injected, 1 caught:\n%s", row, out.String())
 	}
-	for _, want := range []string{"operator kills survived: 3 (1 left a revision pending)", "lost: 2", "PROBLEM Secret ns/x: leaked"} {
+	for _, want := range []string{"operator kills survived: 3 (1 hit their target state, 1 left a revision pending)", "lost: 2", "PROBLEM Secret ns/x: leaked"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}

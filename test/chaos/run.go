@@ -12,10 +12,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
-	"github.com/chartkeeper/chartkeeper/internal/manifests"
-	"github.com/chartkeeper/chartkeeper/internal/watches"
 	"github.com/chartkeeper/chartkeeper/test/framework/kubeops"
 )
 
@@ -46,15 +43,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for i := range cfg.Namespaces {
 		namespaces = append(namespaces, fmt.Sprintf("chaos-%s-%d", suffix, i))
 	}
-	watchesPath, err := writeWatches(cfg.WorkDir, cfg.Chart)
+	kinds := chaosKinds[:cfg.Kinds]
+	watchesPath, err := writeWatches(cfg.WorkDir, cfg.Chart, kinds)
 	if err != nil {
 		return nil, fmt.Errorf("chaos: %w", err)
 	}
 	if err := setUp(ctx, admin, cs, watchesPath, namespaces); err != nil {
 		return nil, fmt.Errorf("chaos: %w", err)
 	}
-	fmt.Fprintf(cfg.Log, "chaos: seed %d, %d custom resources in %d namespaces, faults for %s (operator log: %s)\n",
-		cfg.Seed, cfg.CRs, cfg.Namespaces, cfg.Duration, filepath.Join(cfg.WorkDir, "operator.log"))
+	fmt.Fprintf(cfg.Log, "chaos: seed %d, %d custom resources of %d kinds in %d namespaces, faults for %s (at least %d kills, at most %s; operator log: %s)\n",
+		cfg.Seed, cfg.CRs, cfg.Kinds, cfg.Namespaces, cfg.Duration, cfg.MinKills, cfg.MaxDuration, filepath.Join(cfg.WorkDir, "operator.log"))
 
 	op := newSupervisor(cfg, watchesPath)
 	opCtx, stopOp := context.WithCancel(context.WithoutCancel(ctx))
@@ -72,7 +70,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("chaos: %w", err)
 	}
 
-	w := newWorkload(dyn, namespaces, cfg.CRs)
+	w := newWorkload(dyn, namespaces, cfg.CRs, kinds)
+	kt := newKeptTracker(cs, namespaces)
+	ktCtx, stopKept := context.WithCancel(ctx)
+	var ktDone sync.WaitGroup
+	ktDone.Go(func() { kt.run(ktCtx, 2*time.Second) })
+	defer func() { stopKept(); ktDone.Wait() }()
 	r := rand.New(rand.NewPCG(cfg.Seed, 1))
 	// Three in four resources exist at the start; the rest are there to be
 	// installed mid-run.
@@ -83,25 +86,42 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}
 	}
-	rep := &Report{Seed: cfg.Seed, CRs: cfg.CRs, Namespaces: cfg.Namespaces}
+	rep := &Report{Seed: cfg.Seed, CRs: cfg.CRs, Namespaces: cfg.Namespaces, Kinds: cfg.Kinds, MinKills: cfg.MinKills}
+	for _, k := range kinds {
+		rep.KindNames = append(rep.KindNames, k.gvk.Kind)
+	}
 	began := time.Now()
 	rep.Faults = shake(ctx, cfg, cs, w, op)
 	rep.FaultSeconds = time.Since(began).Seconds()
+	lastFault := time.Now()
 	if ctx.Err() != nil {
 		return rep, ctx.Err()
 	}
 
-	// Settle: the operator runs, every resource gets its final spec.
+	// Settle: the operator runs; what the faults left must settle with no
+	// spec changed, then every resource gets its final spec.
 	if err := op.ready(ctx, 3*time.Minute); err != nil {
 		return rep, fmt.Errorf("chaos: after the faults: %w", err)
 	}
-	v := &verifier{cs: cs, w: w, namespaces: namespaces, maxHistory: maxHistory}
+	v := &verifier{cs: cs, w: w, namespaces: namespaces, maxHistory: maxHistory, kept: kt}
+	fmt.Fprintf(cfg.Log, "chaos: faults over (%d kills); waiting for what they left to settle\n", rep.Kills())
+	unsettled, lastChange, err := settle(ctx, w, v, cfg.ConvergeTimeout)
+	rep.SettleSeconds = time.Since(lastFault).Seconds()
+	rep.Unsettled = len(unsettled) > 0
+	rep.UnsettledSubjects = subjects(unsettled)
+	rep.SettledOthersSeconds = lastChange.Sub(lastFault).Seconds()
+	fmt.Fprintf(cfg.Log, "chaos: settled %.1fs after the last fault (%d subjects left, all others settled by %.1fs)\n",
+		rep.SettleSeconds, rep.UnsettledSubjects, rep.SettledOthersSeconds)
+	if err != nil {
+		return rep, fmt.Errorf("chaos: settling: %w", err)
+	}
 	// A spec that cannot be released must end in a settled failure that
 	// says why, not in a pending release or a silent one.
 	failing, err := failOnPurpose(ctx, w, r, cfg.MaxConfigMaps)
 	if err != nil {
 		return rep, fmt.Errorf("chaos: failing specs: %w", err)
 	}
+	fmt.Fprintf(cfg.Log, "chaos: %d specs that cannot be released; waiting for each to settle, explained\n", len(failing))
 	unexplained, err := waitExplained(ctx, v, failing, cfg.ConvergeTimeout)
 	if err != nil {
 		return rep, fmt.Errorf("chaos: %w", err)
@@ -110,10 +130,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := finalSpecs(ctx, w, r, cfg.MaxConfigMaps); err != nil {
 		return rep, fmt.Errorf("chaos: final specs: %w", err)
 	}
+	fmt.Fprintf(cfg.Log, "chaos: final specs written; waiting for convergence\n")
 	began = time.Now()
 	problems, err := converge(ctx, cfg, v)
 	rep.ConvergeSeconds = time.Since(began).Seconds()
-	rep.Problems = append(unexplained, problems...)
+	rep.Problems = append(append(unsettled, unexplained...), problems...)
+	rep.KeptObjects = kt.count()
 	rep.fill(w, op)
 	if err != nil {
 		return rep, fmt.Errorf("chaos: %w", err)
@@ -121,46 +143,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if rep.Lost > 0 {
 		return rep, fmt.Errorf("chaos: %d lost (seed %d): %s", rep.Lost, cfg.Seed, summarize(rep.Problems))
 	}
+	if k := rep.Kills(); k < cfg.MinKills {
+		return rep, fmt.Errorf("chaos: only %d operator kills in %s, %d wanted (seed %d)", k, cfg.MaxDuration, cfg.MinKills, cfg.Seed)
+	}
 	return rep, nil
-}
-
-// setUp installs the chaos CRD and creates the namespaces.
-func setUp(ctx context.Context, admin *rest.Config, cs kubernetes.Interface, watchesPath string, namespaces []string) error {
-	ws, err := watches.Load(watchesPath)
-	if err != nil {
-		return err
-	}
-	crd, _, err := manifests.CRD(ws[0], nil, manifests.CRDOptions{})
-	if err != nil {
-		return err
-	}
-	if err := kubeops.InstallCRD(ctx, admin, crd); err != nil {
-		return err
-	}
-	return kubeops.CreateNamespaces(ctx, cs, namespaces)
-}
-
-// writeWatches writes the operator's watches.yaml: the chaos kind with a
-// short remediation backoff, so that failures are retried within the run,
-// and a short action timeout, so that a revision a killed operator left
-// pending is taken as abandoned (and unlocked) within the run too.
-func writeWatches(dir, chart string) (string, error) {
-	path := filepath.Join(dir, "watches.yaml")
-	body := fmt.Sprintf(`# The chaos harness's watches.yaml (test/chaos).
-- group: %s
-  version: %s
-  kind: %s
-  chart: %s
-  maxConcurrentReconciles: 4
-  maxHistory: %d
-  timeout: 20s
-  remediation:
-    retries: 3
-    backoff: {initial: 1s, max: 4s}
-  readiness:
-    timeout: 1m
-`, gvk.Group, gvk.Version, gvk.Kind, chart, maxHistory)
-	return path, os.WriteFile(path, []byte(body), 0o644)
 }
 
 // shake changes specs and injects faults until cfg.Duration has passed,
@@ -177,18 +163,28 @@ func shake(ctx context.Context, cfg Config, cs kubernetes.Interface, w *workload
 	})
 	defer func() { stopChurn(); wg.Wait() }()
 	in := &injector{cfg: cfg, cs: cs, w: w, op: op, r: rand.New(rand.NewPCG(cfg.Seed, 3)), started: time.Now()}
-	deadline := in.started.Add(cfg.Duration)
+	deadline, hardStop := in.started.Add(cfg.Duration), in.started.Add(cfg.MaxDuration)
 	var faults []Fault
-	for round := 0; ctx.Err() == nil && (round == 0 || time.Now().Before(deadline)); round++ {
-		kinds := in.kinds()
+	kills := 0
+	// More rounds while the time or the kills are short, never past hardStop.
+	more := func() bool {
+		now := time.Now()
+		return now.Before(hardStop) && (now.Before(deadline) || kills < cfg.MinKills)
+	}
+	for round := 0; ctx.Err() == nil && (round == 0 || more()); round++ {
+		kinds := in.round()
 		in.r.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
 		for _, k := range kinds {
-			if ctx.Err() != nil || (round > 0 && time.Now().After(deadline)) {
+			if ctx.Err() != nil || (round > 0 && !more()) {
 				break
 			}
-			f := in.inject(ctx, k)
-			fmt.Fprintf(cfg.Log, "  %6.1fs  %-28s %-40s %s\n", f.At.Seconds(), f.Kind, f.Target, f.Detail)
-			faults = append(faults, f)
+			for _, f := range in.inject(ctx, k) {
+				fmt.Fprintf(cfg.Log, "  %6.1fs  %-34s %-44s %s\n", f.At.Seconds(), f.Kind, f.Target, f.Detail)
+				faults = append(faults, f)
+				if f.Injected && isKill(f.Kind) {
+					kills++
+				}
+			}
 			sleep(ctx, jitter(in.r, cfg.FaultEvery))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ type supervisor struct {
 	mu      sync.Mutex
 	proc    *childproc.Process
 	probe   string
+	metrics string // "" unless the command line has {metrics}
 	starts  int
 	exits   []string // why the process stopped by itself
 	heldTil time.Time
@@ -39,10 +41,10 @@ func newSupervisor(cfg Config, watchesPath string) *supervisor {
 	}
 }
 
-// vars are the placeholders of the operator's command line.
-func (s *supervisor) expand(watches, kubeconfig, probe string) []string {
+// expand fills in the placeholders of the operator's command line.
+func (s *supervisor) expand(watches, kubeconfig, probe, metrics string) []string {
 	out := make([]string, len(s.args))
-	r := strings.NewReplacer("{watches}", watches, "{kubeconfig}", kubeconfig, "{probe}", probe)
+	r := strings.NewReplacer("{watches}", watches, "{kubeconfig}", kubeconfig, "{probe}", probe, "{metrics}", metrics)
 	for i, a := range s.args {
 		out[i] = r.Replace(a)
 	}
@@ -55,11 +57,17 @@ func (s *supervisor) startLocked(watches, kubeconfig string) error {
 	if err != nil {
 		return err
 	}
-	p, err := childproc.Start(s.expand(watches, kubeconfig, probe), s.env, s.logPath)
+	metrics := ""
+	if slices.ContainsFunc(s.args, func(a string) bool { return strings.Contains(a, "{metrics}") }) {
+		if metrics, err = freeport.Addr(); err != nil {
+			return err
+		}
+	}
+	p, err := childproc.Start(s.expand(watches, kubeconfig, probe, metrics), s.env, s.logPath)
 	if err != nil {
 		return err
 	}
-	s.proc, s.probe = p, probe
+	s.proc, s.probe, s.metrics = p, probe, metrics
 	s.starts++
 	return nil
 }

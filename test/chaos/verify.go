@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
@@ -20,6 +22,50 @@ type verifier struct {
 	w          *workload
 	namespaces []string
 	maxHistory int
+	kept       *keptTracker
+	// explainBad: a live resource whose spec cannot be released is checked
+	// for a settled, explained failure (checkExplained) instead.
+	explainBad bool
+	// lists holds, during one check, each namespace's release Secrets and
+	// released ConfigMaps, listed once (not once per resource).
+	lists map[string]*nsLists
+}
+
+type nsLists struct {
+	secrets    map[string][]corev1.Secret // by release name
+	configMaps *corev1.ConfigMapList
+}
+
+// list returns ns's lists, listing them on first use in a check.
+func (v *verifier) list(ctx context.Context, ns string) (*nsLists, error) {
+	if l, ok := v.lists[ns]; ok {
+		return l, nil
+	}
+	secrets, err := v.cs.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: "owner=helm"})
+	if err != nil {
+		return nil, err
+	}
+	cms, err := v.cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: api.LabelManaged + "=true"})
+	if err != nil {
+		return nil, err
+	}
+	l := &nsLists{secrets: map[string][]corev1.Secret{}, configMaps: cms}
+	for _, sec := range secrets.Items {
+		l.secrets[sec.Labels["name"]] = append(l.secrets[sec.Labels["name"]], sec)
+	}
+	if v.lists != nil {
+		v.lists[ns] = l
+	}
+	return l, nil
+}
+
+// history is releaseHistory from the check's lists.
+func (v *verifier) history(ctx context.Context, key types.NamespacedName) (history, error) {
+	l, err := v.list(ctx, key.Namespace)
+	if err != nil {
+		return history{}, err
+	}
+	return historyOf(l.secrets[key.Name]), nil
 }
 
 // Problem is one thing found wrong; Subject is the custom resource or the
@@ -32,12 +78,17 @@ type Problem struct {
 // check returns every problem found now; none means converged and clean.
 func (v *verifier) check(ctx context.Context) ([]Problem, error) {
 	var out []Problem
+	v.lists = map[string]*nsLists{}
+	defer func() { v.lists = nil }()
 	owners := map[string]slot{} // owner annotation -> slot
-	for _, s := range v.w.snapshot() {
+	slots := v.w.snapshot()
+	for _, s := range slots {
 		owners[ownerKey(s)] = s
 		var ps []string
 		var err error
-		if s.live {
+		if s.live && v.explainBad && s.spec.Port == badPort {
+			ps, err = v.checkExplained(ctx, s)
+		} else if s.live {
 			ps, err = v.checkLive(ctx, s)
 		} else {
 			ps, err = v.checkGone(ctx, s)
@@ -50,18 +101,29 @@ func (v *verifier) check(ctx context.Context) ([]Problem, error) {
 		}
 	}
 	leaks, err := v.leaks(ctx, owners)
-	return append(out, leaks...), err
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, leaks...)
+	if v.kept != nil {
+		kps, err := v.kept.check(ctx, slots)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, kps...)
+	}
+	return out, nil
 }
 
 func ownerKey(s slot) string {
-	return fmt.Sprintf("%s/%s/%s/%s", gvk.Group, gvk.Kind, s.key.Namespace, s.key.Name)
+	return fmt.Sprintf("%s/%s/%s/%s", s.kind.gvk.Group, s.kind.gvk.Kind, s.key.Namespace, s.key.Name)
 }
 
 // checkLive: the custom resource is Ready for its generation, its latest
 // revision is deployed and is the one in its status, history is bounded,
 // and the released objects are what its spec asks for.
 func (v *verifier) checkLive(ctx context.Context, s slot) ([]string, error) {
-	u, err := v.w.client(s.key).Get(ctx, s.key.Name, metav1.GetOptions{})
+	u, err := v.w.client(&s).Get(ctx, s.key.Name, metav1.GetOptions{})
 	if err != nil {
 		return []string{"custom resource: " + err.Error()}, nil
 	}
@@ -73,7 +135,7 @@ func (v *verifier) checkLive(ctx context.Context, s slot) ([]string, error) {
 	if r := meta.FindStatusCondition(st.Conditions, api.ConditionReady); r == nil || r.Status != metav1.ConditionTrue || st.ObservedGeneration != u.GetGeneration() {
 		ps = append(ps, fmt.Sprintf("not Ready for generation %d (observed %d): %s", u.GetGeneration(), st.ObservedGeneration, describe(st.Conditions)))
 	}
-	h, err := releaseHistory(ctx, v.cs, s.key)
+	h, err := v.history(ctx, s.key)
 	if err != nil {
 		return nil, err
 	}
@@ -108,16 +170,24 @@ func (v *verifier) objects(ctx context.Context, s slot) ([]string, error) {
 	} else if len(svc.Spec.Ports) != 1 || int(svc.Spec.Ports[0].Port) != want.Port {
 		ps = append(ps, fmt.Sprintf("Service ports %v, spec asks %d", svc.Spec.Ports, want.Port))
 	}
-	cms, err := v.cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: api.LabelManaged + "=true"})
+	l, err := v.list(ctx, ns)
 	if err != nil {
 		return nil, err
 	}
+	cms := l.configMaps
 	expected := map[string]bool{name + "-config": true}
 	for i := range want.ConfigMaps {
 		expected[fmt.Sprintf("%s-extra-%d", name, i)] = true
 	}
+	if s.kind.kept {
+		expected[name+keptSuffix] = true // its data is checked by the kept check
+	}
 	for _, cm := range cms.Items {
 		if cm.Annotations[api.AnnotationOwner] != ownerKey(s) {
+			continue
+		}
+		if cm.Name == name+keptSuffix || cm.Name == name+hookSuffix {
+			delete(expected, cm.Name)
 			continue
 		}
 		if !expected[cm.Name] {
@@ -143,10 +213,10 @@ func (v *verifier) objects(ctx context.Context, s slot) ([]string, error) {
 // checkGone: a deleted custom resource is gone with its release.
 func (v *verifier) checkGone(ctx context.Context, s slot) ([]string, error) {
 	var ps []string
-	if _, err := v.w.client(s.key).Get(ctx, s.key.Name, metav1.GetOptions{}); err == nil {
+	if _, err := v.w.client(&s).Get(ctx, s.key.Name, metav1.GetOptions{}); err == nil {
 		ps = append(ps, "deleted custom resource still exists")
 	}
-	h, err := releaseHistory(ctx, v.cs, s.key)
+	h, err := v.history(ctx, s.key)
 	if err != nil {
 		return nil, err
 	}
@@ -157,16 +227,22 @@ func (v *verifier) checkGone(ctx context.Context, s slot) ([]string, error) {
 }
 
 // leaks finds release Secrets and released objects of no live custom
-// resource (objects of live ones are checked by objects).
+// resource (objects of live ones are checked by objects). Kept objects
+// outlive their resource on purpose: the kept check looks after them.
 func (v *verifier) leaks(ctx context.Context, owners map[string]slot) ([]Problem, error) {
 	var out []Problem
+	releases := map[string]slot{} // namespace/release name -> slot
+	for _, s := range owners {
+		releases[s.key.String()] = s
+	}
 	for _, ns := range v.namespaces {
-		secrets, err := v.cs.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: "owner=helm"})
+		l, err := v.list(ctx, ns)
 		if err != nil {
 			return nil, err
 		}
-		for _, sec := range secrets.Items {
-			s, ok := owners[fmt.Sprintf("%s/%s/%s/%s", gvk.Group, gvk.Kind, ns, sec.Labels["name"])]
+		for _, secs := range l.secrets {
+			sec := secs[0]
+			s, ok := releases[ns+"/"+sec.Labels["name"]]
 			if !ok || !s.live {
 				out = append(out, Problem{Subject: "Secret " + ns + "/" + sec.Name, What: "release Secret of no live custom resource"})
 			}
@@ -179,6 +255,9 @@ func (v *verifier) leaks(ctx context.Context, owners map[string]slot) ([]Problem
 			for _, o := range list {
 				if o.GetDeletionTimestamp() != nil {
 					continue // going: the garbage collector or Helm is on it
+				}
+				if kept(o) || strings.HasSuffix(o.GetName(), hookSuffix) {
+					continue // kept on purpose; a hook's object outlives the release as with helm
 				}
 				if s, ok := owners[o.GetAnnotations()[api.AnnotationOwner]]; !ok || !s.live {
 					out = append(out, Problem{Subject: kind + " " + ns + "/" + o.GetName(), What: "released object of no live custom resource"})
@@ -193,10 +272,11 @@ func (v *verifier) leaks(ctx context.Context, owners map[string]slot) ([]Problem
 func (v *verifier) released(ctx context.Context, ns string) (map[string][]metav1.Object, error) {
 	sel := metav1.ListOptions{LabelSelector: api.LabelManaged + "=true"}
 	out := map[string][]metav1.Object{}
-	cms, err := v.cs.CoreV1().ConfigMaps(ns).List(ctx, sel)
+	l, err := v.list(ctx, ns)
 	if err != nil {
 		return nil, err
 	}
+	cms := l.configMaps
 	for i := range cms.Items {
 		out["ConfigMap"] = append(out["ConfigMap"], &cms.Items[i])
 	}

@@ -10,16 +10,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-
-	"github.com/chartkeeper/chartkeeper/internal/manifests"
 )
-
-// The chaos kind.
-var gvk = schema.GroupVersionKind{Group: "chaos.chartkeeper.dev", Version: "v1", Kind: "Chaos"}
-var gvr = schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: manifests.Plural(gvk.Kind)}
 
 // badPort is a Service port the API server rejects: an upgrade to it fails
 // and is rolled back.
@@ -47,6 +40,7 @@ func (s spec) values() map[string]any {
 // was deleted, and when it exists, spec is the last spec written to it.
 type slot struct {
 	key  types.NamespacedName
+	kind *chaosKind
 	live bool
 	spec spec
 	// busy: a fault is working on it; spec changes leave it alone.
@@ -67,11 +61,14 @@ type workload struct {
 	errors int
 }
 
-func newWorkload(dyn dynamic.Interface, namespaces []string, n int) *workload {
+// newWorkload makes n slots, the kinds taking turns and each kind's slots
+// spread over the namespaces.
+func newWorkload(dyn dynamic.Interface, namespaces []string, n int, kinds []*chaosKind) *workload {
 	w := &workload{dyn: dyn, changes: map[string]int{}}
 	for i := range n {
-		ns := namespaces[i%len(namespaces)]
-		w.slots = append(w.slots, &slot{key: types.NamespacedName{Namespace: ns, Name: fmt.Sprintf("c%02d", i)}})
+		k := kinds[i%len(kinds)]
+		ns := namespaces[(i/len(kinds))%len(namespaces)]
+		w.slots = append(w.slots, &slot{key: types.NamespacedName{Namespace: ns, Name: fmt.Sprintf("%s%02d", k.prefix, i)}, kind: k})
 	}
 	return w
 }
@@ -82,30 +79,30 @@ func (w *workload) goodSpec(r *rand.Rand, maxCM int) spec {
 	return spec{Replicas: 1 + r.IntN(2), Port: 80 + r.IntN(2)*8000, Data: fmt.Sprintf("g%d", w.gen), ConfigMaps: r.IntN(maxCM + 1)}
 }
 
-func (w *workload) client(k types.NamespacedName) dynamic.ResourceInterface {
-	return w.dyn.Resource(gvr).Namespace(k.Namespace)
+func (w *workload) client(s *slot) dynamic.ResourceInterface {
+	return w.dyn.Resource(s.kind.gvr()).Namespace(s.key.Namespace)
 }
 
 // create creates the slot's custom resource with sp.
 func (w *workload) create(ctx context.Context, s *slot, sp spec) error {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": sp.values()}}
-	u.SetGroupVersionKind(gvk)
+	u.SetGroupVersionKind(s.kind.gvk)
 	u.SetNamespace(s.key.Namespace)
 	u.SetName(s.key.Name)
-	_, err := w.client(s.key).Create(ctx, u, metav1.CreateOptions{})
+	_, err := w.client(s).Create(ctx, u, metav1.CreateOptions{})
 	return w.record("create", err, func() { s.live, s.spec = true, sp })
 }
 
 // patch replaces the slot's spec with sp.
 func (w *workload) patch(ctx context.Context, s *slot, sp spec, kind string) error {
 	b, _ := json.Marshal(map[string]any{"spec": sp})
-	_, err := w.client(s.key).Patch(ctx, s.key.Name, types.MergePatchType, b, metav1.PatchOptions{})
+	_, err := w.client(s).Patch(ctx, s.key.Name, types.MergePatchType, b, metav1.PatchOptions{})
 	return w.record(kind, err, func() { s.spec = sp })
 }
 
 // remove deletes the slot's custom resource (the operator uninstalls its release).
 func (w *workload) remove(ctx context.Context, s *slot) error {
-	err := w.client(s.key).Delete(ctx, s.key.Name, metav1.DeleteOptions{})
+	err := w.client(s).Delete(ctx, s.key.Name, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		err = nil
 	}
@@ -126,11 +123,16 @@ func (w *workload) record(kind string, err error, apply func()) error {
 
 // pick returns a random slot that is (or is not) live, or nil.
 func (w *workload) pick(r *rand.Rand, live bool) *slot {
+	return w.pickWhere(r, func(s *slot) bool { return s.live == live })
+}
+
+// pickWhere returns a random slot that is not busy and satisfies ok, or nil.
+func (w *workload) pickWhere(r *rand.Rand, ok func(*slot) bool) *slot {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var c []*slot
 	for _, s := range w.slots {
-		if s.live == live && !s.busy {
+		if !s.busy && ok(s) {
 			c = append(c, s)
 		}
 	}
@@ -138,6 +140,18 @@ func (w *workload) pick(r *rand.Rand, live bool) *slot {
 		return nil
 	}
 	return c[r.IntN(len(c))]
+}
+
+// anyWhere reports whether some slot satisfies ok.
+func (w *workload) anyWhere(ok func(*slot) bool) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range w.slots {
+		if ok(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // setBusy marks a slot as taken by a fault (or frees it).
@@ -149,7 +163,7 @@ func (w *workload) setBusy(s *slot, busy bool) {
 
 // gone reports whether the slot's custom resource is absent from the API.
 func (w *workload) gone(ctx context.Context, s *slot) bool {
-	_, err := w.client(s.key).Get(ctx, s.key.Name, metav1.GetOptions{})
+	_, err := w.client(s).Get(ctx, s.key.Name, metav1.GetOptions{})
 	return apierrors.IsNotFound(err)
 }
 

@@ -4,8 +4,16 @@
 //
 //	CHAOS_CRS=24            custom resources
 //	CHAOS_NAMESPACES=3      namespaces they are spread over
-//	CHAOS_DURATION=3m       how long faults and spec changes go on
+//	CHAOS_KINDS=3           kinds they are spread over (Chaos, ChaosKept, ChaosHooked)
+//	CHAOS_DURATION=3m       how long faults and spec changes go on (at least)
+//	CHAOS_KILLS=0           ... and until this many operator kills were made
+//	CHAOS_MAX_DURATION=3×CHAOS_DURATION   but never longer than this
+//	CHAOS_KILL_WEIGHT=1     each kill kind this many times per round
 //	CHAOS_FAULT_EVERY=4s    mean pause between faults
+//	CHAOS_CONFIGMAPS=60     most extra ConfigMaps of a release
+//	CHAOS_CATCH_TIMEOUT=20s bound of a kill's wait for its target state
+//	CHAOS_CONVERGE_TIMEOUT=5m  bound of each wait for convergence
+//	CHAOS_FAULTS=all        all, or classic (the short run's faults)
 //	CHAOS_SEED=<clock>      repeat a run's choices
 //	CHAOS_OUT=tmp/chaos     where report.json, watches.yaml and logs go
 //
@@ -43,7 +51,7 @@ func run() error {
 		WorkDir: out,
 		Log:     os.Stdout,
 		Operator: []string{"bin/chartkeeper", "run", "--watches-file", "{watches}", "--kubeconfig", "{kubeconfig}",
-			"--health-probe-bind-address", "{probe}", "--metrics-bind-address", "0",
+			"--health-probe-bind-address", "{probe}", "--metrics-bind-address", "{metrics}",
 			"--leader-elect", "--leader-election-namespace", "default",
 			"--leader-elect-lease-duration", "6s", "--leader-elect-renew-deadline", "4s", "--leader-elect-retry-period", "1s"},
 	}
@@ -54,8 +62,31 @@ func run() error {
 	if cfg.Namespaces, err = envvar.Int("CHAOS_NAMESPACES", 0); err != nil {
 		return err
 	}
-	if cfg.Duration, err = positive("CHAOS_DURATION"); err != nil {
+	if cfg.Kinds, err = envvar.Int("CHAOS_KINDS", 3); err != nil {
 		return err
+	}
+	if cfg.MinKills, err = envvar.Int("CHAOS_KILLS", 0); err != nil {
+		return err
+	}
+	if cfg.KillWeight, err = envvar.Int("CHAOS_KILL_WEIGHT", 0); err != nil {
+		return err
+	}
+	if cfg.MaxConfigMaps, err = envvar.Int("CHAOS_CONFIGMAPS", 0); err != nil {
+		return err
+	}
+	for name, d := range map[string]*time.Duration{"CHAOS_DURATION": &cfg.Duration, "CHAOS_MAX_DURATION": &cfg.MaxDuration,
+		"CHAOS_CATCH_TIMEOUT": &cfg.CatchTimeout, "CHAOS_CONVERGE_TIMEOUT": &cfg.ConvergeTimeout} {
+		if *d, err = positive(name); err != nil {
+			return err
+		}
+	}
+	switch f := envvar.String("CHAOS_FAULTS", "all"); f {
+	case "all":
+		cfg.Faults = chaos.AllFaults()
+	case "classic":
+		cfg.Faults = chaos.ClassicFaults()
+	default:
+		return fmt.Errorf("CHAOS_FAULTS=%q: want all or classic", f)
 	}
 	if cfg.FaultEvery, err = positive("CHAOS_FAULT_EVERY"); err != nil {
 		return err
@@ -64,6 +95,14 @@ func run() error {
 		if cfg.Seed, err = strconv.ParseUint(s, 10, 64); err != nil {
 			return fmt.Errorf("CHAOS_SEED=%q: %w", s, err)
 		}
+	}
+	// The operator is started again after every kill: run a copy, so that a
+	// rebuild of bin/chartkeeper meanwhile does not change it mid-run.
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if cfg.Operator[0], err = copyFile(cfg.Operator[0], filepath.Join(out, "chartkeeper")); err != nil {
+		return err
 	}
 	dir := filepath.Join(out, "cluster")
 	_ = devcluster.Purge(dir, nil) // a cluster left by an interrupted run
@@ -98,4 +137,14 @@ func positive(name string) (time.Duration, error) {
 		return 0, fmt.Errorf("%s=0: want a positive duration", name)
 	}
 	return d, err
+}
+
+// copyFile copies an executable to dst and returns dst.
+func copyFile(src, dst string) (string, error) {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return "", err
+	}
+	_ = os.Remove(dst) // a copy a running process still uses: write a new file
+	return dst, os.WriteFile(dst, b, 0o755)
 }
