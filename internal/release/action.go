@@ -154,7 +154,7 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 // with count, a failure toward remediation.
 func (s *step) failure(a action, out outcome, err error, reason api.Reason, count bool) (retry bool) {
 	if !out.changed() && IsTransient(err) {
-		s.e.event(s.obj, true, api.ReasonTransientError, "%s failed, will retry: %v", a.kind(), err)
+		s.eventf(true, api.ReasonTransientError, "%s failed, will retry: %v", a.kind(), err)
 		return true
 	}
 	why := fmt.Sprintf("%s failed: %v", a.kind(), err)
@@ -164,7 +164,7 @@ func (s *step) failure(a action, out outcome, err error, reason api.Reason, coun
 		counted = s.st.Failures
 	}
 	s.backOff(string(a.kind()), why, counted)
-	s.e.event(s.obj, true, reason, "%s", why)
+	s.eventf(true, reason, "%s", why)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, reason, why)
 	s.attempted(a, out, api.AttemptFailed, reason, why)
 	return false
@@ -207,7 +207,7 @@ func (s *step) chartRejected(a action, out outcome, err error) bool {
 		return false
 	}
 	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = err.Error(), s.d.digest, ""
-	s.e.event(s.obj, true, api.ReasonChartError, "%s", err)
+	s.eventf(true, api.ReasonChartError, "%s", err)
 	why := fmt.Sprintf("%s failed: %v", a.kind(), err)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonChartError, why)
 	s.attempted(a, out, api.AttemptFailed, api.ReasonChartError, why)
@@ -239,7 +239,7 @@ func (s *step) heldBack(a action, reason api.Reason, err error) string {
 	why := fmt.Sprintf("%s failed: %v", a.kind(), err)
 	left := s.backOff(string(a.kind()), why, 0)
 	s.st.BackoffReason = string(reason)
-	s.e.event(s.obj, true, reason, "%s; retrying in %s", why, left.Round(time.Second))
+	s.eventf(true, reason, "%s; retrying in %s", why, left.Round(time.Second))
 	return why
 }
 
@@ -257,7 +257,7 @@ func (s *step) releasedDesired(a action, out outcome, reason api.Reason) {
 	st.TerminalError, st.TerminalDigest, st.TerminalReason = "", "", ""
 	s.untested()
 	done := fmt.Sprintf("%s of revision %d succeeded", a.kind(), out.after)
-	s.e.event(s.obj, false, reason, "%s", done)
+	s.eventf(false, reason, "%s", done)
 	s.attempted(a, out, api.AttemptSucceeded, reason, done)
 	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, reason, s.releasedMessage())
 	s.dropCondition(api.ConditionRemediated)

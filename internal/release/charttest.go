@@ -71,7 +71,7 @@ func (t *chartTest) failed(s *step, out outcome, err error) bool {
 	if t.ran.Revision == 0 { // the release could not be read: nothing was tested
 		why := fmt.Sprintf("%s failed: %v", t.kind(), err)
 		left := s.backOff(string(t.kind()), why, 0)
-		s.e.event(s.obj, true, api.ReasonTestFailed, "%s; retrying in %s", why, left.Round(time.Second))
+		s.eventf(true, api.ReasonTestFailed, "%s; retrying in %s", why, left.Round(time.Second))
 		s.setCondition(api.ConditionTested, metav1.ConditionUnknown, api.ReasonTestFailed, why)
 		return false
 	}
@@ -96,7 +96,7 @@ func (t *chartTest) record(s *step, out outcome, result api.TestResult, reason a
 	if err := t.ran.Cleanup; err != nil {
 		msg += fmt.Sprintf(" (test hooks not deleted: %v)", err)
 	}
-	s.e.event(s.obj, result != api.TestSucceeded, reason, "%s", s.d.redact.Redact(msg))
+	s.eventf(result != api.TestSucceeded, reason, "%s", msg)
 }
 
 // testFailure says which test failed and why: the test hook Helm recorded

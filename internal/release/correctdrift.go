@@ -34,7 +34,7 @@ func (correctDrift) run(ctx context.Context, s *step) (*helmrelease.Release, err
 func (c correctDrift) succeeded(s *step, out outcome) {
 	s.st.Release = s.releaseStatus(c, out)
 	done := "restored " + fmt.Sprint(s.o.Drift)
-	s.e.event(s.obj, false, api.ReasonDriftCorrected, "%s", done)
+	s.eventf(false, api.ReasonDriftCorrected, "%s", done)
 	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonDriftCorrected, done)
 	s.attempted(c, out, api.AttemptSucceeded, api.ReasonDriftCorrected, done)
 }

@@ -210,7 +210,7 @@ func (s *step) applyCRDs(ctx context.Context, templated []*unstructured.Unstruct
 	if r, ok := s.e.helm.Mapper().(meta.ResettableRESTMapper); ok {
 		r.Reset() // kinds of a new CRD map from now on
 	}
-	s.e.event(s.obj, false, api.ReasonCRDsApplied, "chart %s-%s, crds policy %s: %s", w.Chart.Name(), w.Chart.Metadata.Version, policy, strings.Join(done, ", "))
+	s.eventf(false, api.ReasonCRDsApplied, "chart %s-%s, crds policy %s: %s", w.Chart.Name(), w.Chart.Metadata.Version, policy, strings.Join(done, ", "))
 	return nil
 }
 
@@ -263,7 +263,7 @@ func (s *step) crdRefused(a action, out outcome, err error) bool {
 	msg := re.Error()
 	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = msg, s.d.digest, string(api.ReasonCRDUpgradeRefused)
 	why := fmt.Sprintf("%s refused: %s", a.kind(), msg)
-	s.e.event(s.obj, true, api.ReasonCRDUpgradeRefused, "%s", why)
+	s.eventf(true, api.ReasonCRDUpgradeRefused, "%s", why)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonCRDUpgradeRefused, why)
 	s.attempted(a, out, api.AttemptFailed, api.ReasonCRDUpgradeRefused, why)
 	return true

@@ -158,6 +158,13 @@ func (e *Engine) event(obj client.Object, warning bool, reason api.Reason, forma
 	e.recorder.Eventf(obj, nil, typ, string(reason), "Reconcile", "%s", note)
 }
 
+// eventf records an Event about the step's resource; like every message the
+// step writes (conditions, status.history), it goes out with the values the
+// chart's schema marks secret, and those read from Secrets, redacted.
+func (s *step) eventf(warning bool, reason api.Reason, format string, args ...any) {
+	s.e.event(s.obj, warning, reason, "%s", s.d.redact.Redact(fmt.Sprintf(format, args...)))
+}
+
 type noRecorder struct{}
 
 func (noRecorder) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...any) {}

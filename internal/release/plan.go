@@ -100,7 +100,7 @@ func (p *plan) succeeded(s *step, _ outcome) {
 	s.st.Plan = p.made
 	msg := fmt.Sprintf("plan %s upgrades revision %d: %s", p.made.Digest, p.made.FromRevision, planSummary(p.made))
 	s.setCondition(api.ConditionPlanReady, metav1.ConditionTrue, api.ReasonPlanned, msg)
-	s.e.event(s.obj, false, api.ReasonPlanned, "%s", msg)
+	s.eventf(false, api.ReasonPlanned, "%s", msg)
 }
 
 // failed: PlanReady False PlanFailed; not counted toward remediation,

@@ -27,7 +27,7 @@ func (prune) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 // deleted.
 func (p prune) succeeded(s *step, out outcome) {
 	s.recordRevision(p, out)
-	s.e.event(s.obj, false, api.ReasonPruned, "deleted what earlier revisions left: %s", listObjects(s.o.Leftovers, 10))
+	s.eventf(false, api.ReasonPruned, "deleted what earlier revisions left: %s", listObjects(s.o.Leftovers, 10))
 	done := "deleted what earlier revisions left: " + listObjects(s.o.Leftovers, 5)
 	s.setCondition(api.ConditionReleased, metav1.ConditionTrue, api.ReasonPruned, done)
 	s.attempted(p, out, api.AttemptSucceeded, api.ReasonPruned, done)

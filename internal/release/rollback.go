@@ -32,7 +32,7 @@ func (r rollback) succeeded(s *step, out outcome) {
 	r.record(s, out)
 	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
 	done := fmt.Sprintf("rolled back to revision %d (now revision %d): %s", r.to, out.after, s.dec.Message)
-	s.e.event(s.obj, false, api.ReasonRollbackSucceeded, "%s", done)
+	s.eventf(false, api.ReasonRollbackSucceeded, "%s", done)
 	s.attempted(r, out, api.AttemptSucceeded, api.ReasonRollbackSucceeded, done)
 	s.remediated(api.ReasonRollbackSucceeded, fmt.Sprintf("rolled back to revision %d", r.to))
 }

@@ -95,10 +95,10 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	if s.dec.CountFailure {
 		s.countFailure(s.dec.Message)
 		s.unreadyInTime(s.o.Latest.Version)
-		e.event(obj, true, s.dec.Reason, "%s", s.dec.Message)
+		s.eventf(true, s.dec.Reason, "%s", s.dec.Message)
 	}
 	if s.dec.Reason == api.ReasonChangedOutside && s.dec.Action != ActionNone {
-		e.event(obj, true, api.ReasonChangedOutside, "%s", s.d.redact.Redact(s.dec.Message))
+		s.eventf(true, api.ReasonChangedOutside, "%s", s.dec.Message)
 	}
 	if s.dec.State == StateWaiting {
 		res.Requeue = s.waitForValues()
@@ -172,7 +172,7 @@ func (s *step) skippedUninstallHooks() {
 	}
 	s.e.log.Info("skipping BeforeUninstall hooks on request", "kind", s.obj.GetKind(), "namespace", s.obj.GetNamespace(),
 		"name", s.obj.GetName(), "hooks", names, "annotation", api.AnnotationSkipUninstallHooks)
-	s.e.event(s.obj, true, api.ReasonHooksSkipped, "BeforeUninstall hooks %v skipped (annotation %s); uninstalling",
+	s.eventf(true, api.ReasonHooksSkipped, "BeforeUninstall hooks %v skipped (annotation %s); uninstalling",
 		names, api.AnnotationSkipUninstallHooks)
 }
 
@@ -204,7 +204,7 @@ func (s *step) hookFailed(res Result, phase string, err error) Result {
 		msg += skipHooksHint
 	}
 	s.setReadiness(verdict{reason: api.ReasonHookFailed, message: msg})
-	s.e.event(s.obj, true, api.ReasonHookFailed, "%s; next attempt in %s", msg, left.Round(time.Second))
+	s.eventf(true, api.ReasonHookFailed, "%s; next attempt in %s", msg, left.Round(time.Second))
 	res.Requeue = requeue(Result{Requeue: left}, s.t.Watch)
 	return res
 }

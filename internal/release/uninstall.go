@@ -56,7 +56,7 @@ func (u uninstall) succeeded(s *step, out outcome) {
 	s.st.Inventory = nil
 	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
 	done := "uninstalled: " + s.dec.Message
-	s.e.event(s.obj, false, api.ReasonUninstallSucceeded, "%s", done)
+	s.eventf(false, api.ReasonUninstallSucceeded, "%s", done)
 	s.attempted(u, out, api.AttemptSucceeded, api.ReasonUninstallSucceeded, done)
 	if s.dec.Remediation {
 		s.remediated(api.ReasonUninstallSucceeded, "uninstalled")

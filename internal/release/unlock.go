@@ -31,7 +31,7 @@ func (u unlock) succeeded(s *step, out outcome) {
 	s.st.Release = s.releaseStatus(u, out)
 	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
 	done := s.dec.Message + "; marked failed so it can be remediated"
-	s.e.event(s.obj, true, api.ReasonUnlocked, "%s", done)
+	s.eventf(true, api.ReasonUnlocked, "%s", done)
 	s.attempted(u, out, api.AttemptSucceeded, api.ReasonUnlocked, done)
 	s.releasedAsDecided()
 }

@@ -240,6 +240,6 @@ func (s *step) waitForValues() time.Duration {
 	msg := s.d.redact.Redact(s.dec.Message)
 	left := s.backOff(phaseValuesFrom, msg, 0)
 	st.BackoffReason = string(s.dec.Reason)
-	s.e.event(s.obj, true, s.dec.Reason, "%s; looked for again in %s, or as soon as it changes", msg, left.Round(time.Second))
+	s.eventf(true, s.dec.Reason, "%s; looked for again in %s, or as soon as it changes", msg, left.Round(time.Second))
 	return left
 }
