@@ -121,12 +121,6 @@ type Request struct {
 	// SkipCRDs: the chart's crds/ are not installed by Helm (chartkeeper
 	// applies them itself, per the watch's crds policy).
 	SkipCRDs bool
-	// Covered, if set, reports (once the manifests are rendered) whether
-	// every object of the revision can be found without its release record:
-	// each goes with the custom resource (an ownerReference) or is kept.
-	// Then a revision without hooks is written once, with its outcome (see
-	// oneWriteDriver); nil: Helm's in-progress record is written first.
-	Covered func() bool
 	Guard
 }
 
@@ -195,7 +189,6 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 	in.ReleaseName, in.Namespace, in.Timeout = r.Name, r.Namespace, r.Timeout
 	in.Labels, in.PostRenderer, in.Description = r.Labels, r.PostRenderer, r.Description
 	in.DisableHooks, in.SkipCRDs = r.DisableHooks, r.SkipCRDs
-	holdIf(cfg, r.Covered)
 	ctx, cancel := Bound(ctx, r.Timeout)
 	defer cancel()
 	rel, err := in.RunWithContext(ctx, r.Chart, r.Values)
@@ -210,7 +203,6 @@ func (c *Client) Upgrade(ctx context.Context, r Request) (*release.Release, erro
 		return nil, err
 	}
 	up := c.newUpgrade(cfg, r)
-	holdIf(cfg, r.Covered)
 	ctx, cancel := Bound(ctx, r.Timeout)
 	// Not canceled on return: Helm's upgrade watches the context in a
 	// goroutine that, seeing it canceled before it has seen the upgrade
@@ -240,7 +232,6 @@ func (c *Client) Rollback(ctx context.Context, name, ns string, toRevision, maxH
 	if err != nil {
 		return err
 	}
-	holdIf(cfg, nil) // its objects come from an older revision: recorded first
 	rb := action.NewRollback(cfg)
 	rb.Version, rb.MaxHistory, rb.Timeout, rb.Force = toRevision, maxHistory, g.Timeout, g.Force
 	return ExplainAs(c.explainTimeout(ctx, joinFlush(cfg, rb.Run(name)), g.Timeout, name, ns), g.As)
@@ -255,7 +246,6 @@ func (c *Client) Uninstall(ctx context.Context, name, ns string, description str
 		return err
 	}
 	timeout := g.Timeout
-	holdIf(cfg, nil)
 	un := action.NewUninstall(cfg)
 	un.IgnoreNotFound, un.Description, un.Timeout, un.DisableHooks = true, description, timeout, g.DisableHooks
 	_, err = un.Run(name)

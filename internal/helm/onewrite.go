@@ -1,48 +1,37 @@
 package helm
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"sync"
-
-	"helm.sh/helm/v3/pkg/chart"
 
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
-// oneWriteDriver stores an action's revision once, with its outcome, when
-// nothing can happen between Helm's "in progress" write and its last one.
+// oneWriteDriver writes an uninstall once, with its outcome.
 //
-// Helm writes a revision as pending (pending-install, -upgrade,
-// -rollback; uninstalling) before it applies anything, and again with the
-// outcome when it is done. The pending record is Helm's lock and its
-// trace while hooks run or while it waits for readiness. chartkeeper runs
-// Helm without --wait (readiness is its own, afterwards), so for a
-// revision without hooks the two writes are a few milliseconds apart, the
-// first read by nobody: make bench counted 2 release writes per install
-// and 3 per upgrade, each a whole release record written to etcd.
+// Helm marks a revision "uninstalling" before it deletes the release's
+// objects, and deletes the revisions when it is done: two writes nobody
+// reads in between, since the stored record still names every object
+// (make bench counted them in every delete). So an uninstalling revision
+// is held in memory for the action: reads within the action see it, and
+// it is never written when the revisions are then deleted. What an action
+// leaves held (it never recorded an outcome) is written by flush when it
+// returns.
 //
-// So a pending revision without hooks is held in memory for the action and
-// written when Helm records the outcome (an uninstalling one is not written
-// at all when the revision is then deleted). Reads within the action see
-// it. Only a revision whose objects all carry an ownerReference to the
-// custom resource (or are kept) is held: should the process die in
-// between, the objects applied without their record are found again by
-// the next attempt (Helm's install adopts the objects labelled as this
-// release's; an upgrade patches the objects of the previous revision to
-// the new one and takes over those it finds), and if the resource is
-// deleted first, the garbage collector removes them with it. What an
-// action leaves held (it never recorded an outcome) is written by flush
-// when it returns.
+// Revisions that apply objects (pending-install, -upgrade, -rollback) are
+// written first, as Helm does: should the process die, or the API server
+// be gone, before the outcome is recorded, the pending revision names what
+// was applied, and the next action unlocks it and takes its manifest as
+// what is live. (They were once held too: make chaos lost releases to it,
+// an upgrade killed mid-apply leaving a Service port live that no stored
+// revision named, so that every later three-way merge added the old port
+// next to it; see TestAppliedObjectsOutliveALostOutcome.)
 type oneWriteDriver struct {
 	driver.Driver
-	// covered says whether the action's revision can be found again without
-	// its record (Request.Covered); nil: only an uninstall's is held.
-	covered func() bool
-	mu      sync.Mutex
-	held    map[string]heldRevision // by storage key
+	mu   sync.Mutex
+	held map[string]heldRevision // by storage key
 	// writeErr: the writes of held revisions that failed.
 	writeErr error
 }
@@ -58,51 +47,10 @@ func newOneWriteDriver(d driver.Driver) *oneWriteDriver {
 	return &oneWriteDriver{Driver: d, held: map[string]heldRevision{}}
 }
 
-// holdable: an in-progress revision with no hook (nothing waits between
-// its writes): an uninstalling one (its stored record still names every
-// object), or a pending one whose objects all go with the custom resource
-// or are kept, so that none is left behind should the record never be
-// written.
+// holdable: an uninstalling revision without hooks (its stored record
+// still names every object, and nothing runs before it is deleted).
 func (d *oneWriteDriver) holdable(rls *release.Release) bool {
-	if rls.Info == nil || len(rls.Hooks) > 0 {
-		return false
-	}
-	switch {
-	case rls.Info.Status == release.StatusUninstalling:
-		return true
-	case rls.Info.Status.IsPending():
-		return d.covered != nil && d.covered() && recordBound(rls) <= heldLimit
-	}
-	return false
-}
-
-// heldLimit bounds the revisions held: one that might not fit in a Secret
-// is written first, as Helm does, so that its size is refused before
-// anything is applied (sizedSecrets).
-const heldLimit = SecretLimit / 2
-
-// recordBound is an upper bound of a revision's JSON encoding, before
-// compression: what Helm stores of its chart (templates, files, schema,
-// values), its values and its manifest, and room for the rest. Stored
-// gzip'd and base64'd, a revision within heldLimit takes at most 2/3 of
-// a Secret.
-func recordBound(rls *release.Release) int {
-	n := 4096 + len(rls.Manifest) + jsonSize(rls.Config)
-	if c := rls.Chart; c != nil {
-		n += len(c.Schema) + jsonSize(c.Values)
-		for _, f := range append(append([]*chart.File(nil), c.Templates...), c.Files...) {
-			n += len(f.Name) + len(f.Data)*2 // JSON escapes ([]byte is base64: 4/3)
-		}
-	}
-	return n
-}
-
-func jsonSize(v any) int {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return SecretLimit // unknown: too big to hold
-	}
-	return len(b)
+	return rls.Info != nil && rls.Info.Status == release.StatusUninstalling && len(rls.Hooks) == 0
 }
 
 func (d *oneWriteDriver) Create(key string, rls *release.Release) error {

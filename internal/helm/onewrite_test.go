@@ -45,32 +45,24 @@ func appChart(withHook bool) *chart.Chart {
 	return ch
 }
 
-// Each action writes its revision once, with its outcome, unless hooks
-// run between Helm's in-progress write and its last one.
-func TestOneWritePerRevision(t *testing.T) {
+// An action that applies objects writes its revision as Helm does, in
+// progress first; an uninstall without hooks writes nothing before it
+// deletes the revisions.
+func TestWritesPerRevision(t *testing.T) {
 	const v1, v2, v3 = "sh.helm.release.v1.web.v1", "sh.helm.release.v1.web.v2", "sh.helm.release.v1.web.v3"
 	for _, c := range []struct {
-		name           string
-		hooks, covered bool
-		want           []string
+		name  string
+		hooks bool
+		want  []string
 	}{
-		// A rollback's objects come from an older revision: its record is written first.
-		{"no hooks, objects covered", false, true, []string{
-			"create " + v1 + " deployed",
-			"update " + v1 + " superseded", "create " + v2 + " deployed",
-			"create " + v3 + " pending-rollback", "update " + v2 + " superseded", "update " + v3 + " deployed",
-			"delete " + v1, "delete " + v2, "delete " + v3,
-		}},
-		// An object without an ownerReference (cluster-scoped, say) would be
-		// left behind without its record: Helm's writes, the uninstalling one aside.
-		{"no hooks, an object not covered", false, false, []string{
+		{"no hooks", false, []string{
 			"create " + v1 + " pending-install", "update " + v1 + " deployed",
 			"create " + v2 + " pending-upgrade", "update " + v1 + " superseded", "update " + v2 + " deployed",
 			"create " + v3 + " pending-rollback", "update " + v2 + " superseded", "update " + v3 + " deployed",
 			"delete " + v1, "delete " + v2, "delete " + v3,
 		}},
 		// Helm's own writes: the pending revision, again with its hooks' runs, then the outcome.
-		{"hooks", true, true, []string{
+		{"hooks", true, []string{
 			"create " + v1 + " pending-install", "update " + v1 + " pending-install", "update " + v1 + " deployed",
 			"create " + v2 + " pending-upgrade", "update " + v2 + " pending-upgrade", "update " + v1 + " superseded", "update " + v2 + " deployed",
 			"create " + v3 + " pending-rollback", "update " + v3 + " pending-rollback", "update " + v2 + " superseded", "update " + v3 + " deployed",
@@ -82,8 +74,7 @@ func TestOneWritePerRevision(t *testing.T) {
 			st := storage.Init(newOneWriteDriver(log))
 			hc := NewOffline(st, &kubefake.PrintingKubeClient{Out: io.Discard})
 			ctx := context.Background()
-			req := Request{Name: "web", Namespace: "ns", Chart: appChart(c.hooks), Values: map[string]any{"v": "1"},
-				Covered: func() bool { return c.covered }}
+			req := Request{Name: "web", Namespace: "ns", Chart: appChart(c.hooks), Values: map[string]any{"v": "1"}}
 			if _, err := hc.Install(ctx, req); err != nil {
 				t.Fatal(err)
 			}
@@ -117,9 +108,13 @@ func TestOneWritePerRevision(t *testing.T) {
 func TestFlushWritesWhatWasHeld(t *testing.T) {
 	log := &writeLog{Memory: driver.NewMemory()}
 	d := newOneWriteDriver(log)
-	d.covered = func() bool { return true }
-	rel := &release.Release{Name: "web", Version: 1, Info: &release.Info{Status: release.StatusPendingInstall}}
+	rel := &release.Release{Name: "web", Version: 1, Info: &release.Info{Status: release.StatusDeployed}}
 	if err := d.Create("sh.helm.release.v1.web.v1", rel); err != nil {
+		t.Fatal(err)
+	}
+	log.writes = nil
+	rel = &release.Release{Name: "web", Version: 1, Info: &release.Info{Status: release.StatusUninstalling}}
+	if err := d.Update("sh.helm.release.v1.web.v1", rel); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := d.Query(map[string]string{"name": "web", "owner": "helm"}); err != nil || len(got) != 1 {
@@ -131,22 +126,7 @@ func TestFlushWritesWhatWasHeld(t *testing.T) {
 	if err := d.flush(); err != nil {
 		t.Fatal(err)
 	}
-	if len(log.writes) != 1 || log.writes[0] != "create sh.helm.release.v1.web.v1 pending-install" {
+	if len(log.writes) != 1 || log.writes[0] != "update sh.helm.release.v1.web.v1 uninstalling" {
 		t.Errorf("flush wrote %v", log.writes)
-	}
-}
-
-// A revision that might not fit in a Secret is written first, as Helm
-// does, so that it is refused before anything is applied.
-func TestLargeRevisionIsWrittenFirst(t *testing.T) {
-	log := &writeLog{Memory: driver.NewMemory()}
-	d := newOneWriteDriver(log)
-	d.covered = func() bool { return true }
-	big := &release.Release{Name: "web", Version: 1, Manifest: string(make([]byte, heldLimit)), Info: &release.Info{Status: release.StatusPendingInstall}}
-	if err := d.Create("sh.helm.release.v1.web.v1", big); err != nil {
-		t.Fatal(err)
-	}
-	if len(log.writes) != 1 {
-		t.Errorf("a revision of %d bytes was held: writes %v", heldLimit, log.writes)
 	}
 }

@@ -70,14 +70,6 @@ func newStorage(secrets clientcorev1.SecretInterface, kind Storage, log func(str
 	return s
 }
 
-// holdIf lets the action's storage hold its in-progress revision while
-// covered says the revision's objects can be found without it.
-func holdIf(cfg *action.Configuration, covered func() bool) {
-	if d, ok := cfg.Releases.Driver.(*oneWriteDriver); ok {
-		d.covered = covered
-	}
-}
-
 // flushHeld writes what an action's storage still holds (see
 // oneWriteDriver); offline storage holds nothing.
 func flushHeld(cfg *action.Configuration) error {

@@ -85,12 +85,12 @@ func releaseRoleFiles(ws []watches.Watch, samples Samples) (map[string][]byte, e
 		if err != nil {
 			return nil, err
 		}
-		acc := w.Impersonate.ServiceAccount
+		acc, releaseNS := exampleAccount(w)
 		head := fmt.Sprintf("# What %s releases need: bind it to their ServiceAccount (%q) in each\n"+
-			"# namespace they may release to, e.g.\n"+
-			"#   kubectl -n team-a create serviceaccount chartkeeper-release\n"+
-			"#   kubectl -n team-a create rolebinding chartkeeper-release-%s --clusterrole=%s --serviceaccount=team-a:chartkeeper-release\n",
-			w.Kind, acc, Plural(w.Kind), role.Name)
+			"# namespace they may release to, e.g. for a resource in team-a\n"+
+			"#   kubectl -n %s create serviceaccount %s\n"+
+			"#   kubectl -n %s create rolebinding chartkeeper-release-%s --clusterrole=%s --serviceaccount=%s:%s\n",
+			w.Kind, w.Impersonate.ServiceAccount, acc.Namespace, acc.Name, releaseNS, Plural(w.Kind), role.Name, acc.Namespace, acc.Name)
 		for _, n := range notes {
 			head += "# " + n + "\n"
 		}
@@ -107,4 +107,18 @@ func releaseRoleFiles(ws []watches.Watch, samples Samples) (map[string][]byte, e
 	}
 	out[filepath.Join("rbac", releaseRoleDir, "kustomization.yaml")] = []byte(k)
 	return out, nil
+}
+
+// exampleAccount is the account of a resource "web" in the namespace
+// team-a, and its release namespace: what the role file's example binds.
+func exampleAccount(w watches.Watch) (watches.ServiceAccountRef, string) {
+	releaseNS := "team-a"
+	if ref, err := w.Release("web", "team-a"); err == nil {
+		releaseNS = ref.Namespace
+	}
+	acc, err := w.ServiceAccountFor("web", "team-a", releaseNS, "")
+	if err != nil || acc.IsZero() {
+		acc = watches.ServiceAccountRef{Namespace: releaseNS, Name: "chartkeeper-release"}
+	}
+	return acc, releaseNS
 }

@@ -40,12 +40,6 @@ type PostRenderer struct {
 	// then no part of the release: no uninstall, rollback or upgrade that
 	// drops it deletes it. Its error fails the render.
 	CRDs func(crds []*unstructured.Unstructured) error
-	// Unowned, if set, is called with each object that gets no
-	// ownerReference to the owner and is not kept: an object the garbage
-	// collector would not remove with the custom resource (cluster-scoped,
-	// in another namespace, controlled by something else, of a kind the
-	// mapper does not know).
-	Unowned func(u *unstructured.Unstructured)
 }
 
 // isCRD reports whether u is a CustomResourceDefinition.
@@ -114,9 +108,7 @@ func (p PostRenderer) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
 				return nil, err
 			}
 		}
-		if !p.mark(u) && p.Unowned != nil {
-			p.Unowned(u)
-		}
+		p.mark(u)
 		b, err := yaml.Marshal(u.Object)
 		if err != nil {
 			return nil, err
@@ -145,9 +137,8 @@ func (p PostRenderer) placement(u *unstructured.Unstructured) Placement {
 
 // mark labels and annotates u as released for the owner, and gives it an
 // ownerReference to the owner where the garbage collector can honour one.
-// It reports whether u goes with the owner or is kept (not: it would be
-// left behind if its release record were lost).
-func (p PostRenderer) mark(u *unstructured.Unstructured) (ownedOrKept bool) {
+// A kept object gets none: it must outlive the resource.
+func (p PostRenderer) mark(u *unstructured.Unstructured) {
 	labels := u.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}
@@ -162,28 +153,27 @@ func (p PostRenderer) mark(u *unstructured.Unstructured) (ownedOrKept bool) {
 	u.SetAnnotations(ann)
 
 	if Kept(ann) { // it must outlive the resource: no garbage collection
-		return true
+		return
 	}
 	if p.Owner.Namespace == "" || p.ReleaseNamespace != p.Owner.Namespace || p.Mapper == nil {
-		return false
+		return
 	}
 	gvk := u.GroupVersionKind()
 	m, err := p.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil || m.Scope.Name() != meta.RESTScopeNameNamespace {
-		return false
+		return
 	}
 	if ns := u.GetNamespace(); ns != "" && ns != p.Owner.Namespace {
-		return false
+		return
 	}
 	refs := u.GetOwnerReferences()
 	for _, r := range refs {
 		if r.UID == p.Owner.UID {
-			return true
+			return
 		}
 		if r.Controller != nil && *r.Controller {
-			return false // controlled by something else already: do not fight it
+			return // controlled by something else already: do not fight it
 		}
 	}
 	u.SetOwnerReferences(append(refs, p.Owner.Reference()))
-	return true
 }

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
@@ -305,8 +303,6 @@ func (s *step) request(ctx context.Context) (helm.Request, error) {
 	if owner.UID != "" {
 		labels[api.LabelOwnerUID] = string(owner.UID)
 	}
-	// Set by the post-renderer when an object would outlive a lost record.
-	unowned := &atomic.Bool{}
 	return helm.Request{
 		Name:       s.d.ref.Name,
 		Namespace:  s.d.ref.Namespace,
@@ -317,9 +313,7 @@ func (s *step) request(ctx context.Context) (helm.Request, error) {
 		PostRenderer: ownership.PostRenderer{
 			Owner: owner, ReleaseNamespace: s.d.ref.Namespace, Mapper: s.e.helm.Mapper(),
 			Edit: relocate(w.Images), Admit: admit, CRDs: s.crdHook(ctx),
-			Unowned: func(*unstructured.Unstructured) { unowned.Store(true) },
 		},
-		Covered:     func() bool { return !unowned.Load() },
 		SkipCRDs:    true,
 		Guard:       s.guard(ctx, admit), // hooks are not post-rendered: the kube client checks them
 		Description: fmt.Sprintf("chartkeeper: %s %s/%s generation %d", owner.GVK.Kind, owner.Namespace, owner.Name, s.obj.GetGeneration()),

@@ -172,7 +172,7 @@ func decideFailed(o Observation, p policyOf) Decision {
 		return Decision{State: StateStalled, Reason: api.ReasonRetriesExhausted,
 			Message: fmt.Sprintf("revision %d failed and %d attempts to release or remediate failed; change the spec or chart to try again%s", l.Version, n, o.lastFailure())}
 	}
-	if o.PreviousDeployed == 0 { // an install that failed: nothing good to go back to
+	if o.firstInstall() { // an install that failed: nothing good to go back to
 		if p.KeepFailedInstall {
 			if o.FailedDigest == o.DesiredDigest {
 				return Decision{State: StateStalled, Reason: api.ReasonInstallFailed,
@@ -187,6 +187,18 @@ func decideFailed(o Observation, p policyOf) Decision {
 	if p.UpgradeStrategy == "uninstall" {
 		return Decision{State: StateFailed, Action: ActionUninstall, Remediation: true, Reason: api.ReasonUpgradeFailed,
 			Message: fmt.Sprintf("upgrade failed (revision %d): uninstalling%s", l.Version, o.lastFailure())}
+	}
+	if o.PreviousDeployed == 0 {
+		// A failed rollback marks the deployed revision superseded (Helm),
+		// and maxHistory may have dropped every deployed or superseded one:
+		// nothing to go back to. An upgraded release is never uninstalled
+		// as a failed install is: the upgrade is tried again (from the
+		// failed revision) within the retry budget.
+		if d, blocked := retryGate(o, p, StateFailed); blocked {
+			return d
+		}
+		return Decision{State: StateFailed, Action: ActionUpgrade, Remediation: true, Reason: api.ReasonUpgradeFailed,
+			Message: fmt.Sprintf("upgrade failed (revision %d) and the history keeps no deployed revision to roll back to: upgrading again%s", l.Version, o.lastFailure())}
 	}
 	return Decision{State: StateFailed, Action: ActionRollback, RollbackTo: o.PreviousDeployed, Remediation: true,
 		Reason: api.ReasonUpgradeFailed, Message: fmt.Sprintf("upgrade failed (revision %d): rolling back to revision %d%s", l.Version, o.PreviousDeployed, o.lastFailure())}
@@ -215,7 +227,7 @@ func decideUnready(o Observation, p policyOf) Decision {
 		d.Reason = api.ReasonReadinessTimeout
 		d.Message = fmt.Sprintf("not ready within %s: %s", p.ReadinessTimeout, why)
 	}
-	if o.PreviousDeployed == 0 && !o.Latest.IsRollback && !p.RemediateInstall {
+	if o.firstInstall() && !p.RemediateInstall {
 		// A first install is waited for, not torn down: uninstalling a slow
 		// one (a database) would throw its volumes away and start again.
 		d.Message += "; a first install is not remediated (readiness.remediateInstall: false): still waiting"
@@ -239,8 +251,11 @@ func remediate(d Decision, o Observation, p policyOf) Decision {
 	switch {
 	case o.Latest.IsRollback:
 		d.State = StateStalled // never roll back a rollback
-	case o.PreviousDeployed == 0:
+	case o.firstInstall():
 		d.Action, d.Remediation = ActionUninstall, true
+	case o.PreviousDeployed == 0: // an upgrade with no deployed revision left in the history
+		d.State = StateStalled
+		d.Message += "; the history keeps no deployed revision to roll back to: change the spec or chart"
 	case p.UpgradeStrategy == watches.StrategyUninstall:
 		d.Action, d.Remediation = ActionUninstall, true
 	default:
@@ -274,7 +289,7 @@ func decideTests(o Observation, p policyOf) (d Decision, gated bool) {
 		return Decision{}, false
 	}
 	d = Decision{State: StateTestFailed, Reason: api.ReasonTestFailed, Message: fmt.Sprintf("the chart tests of revision %d failed: %s", v, t.Message)}
-	if o.PreviousDeployed == 0 && !o.Latest.IsRollback && !p.RemediateInstall {
+	if o.firstInstall() && !p.RemediateInstall {
 		d.State = StateStalled
 		d.Message += "; a first install is not remediated (readiness.remediateInstall: false): fix the cause, then request a reconcile to test it again, or change the spec"
 		return d, true

@@ -115,6 +115,21 @@ func TestDecide(t *testing.T) {
 			o.Latest, o.PreviousDeployed = rev(5, helmrelease.StatusFailed, want), 3
 			o.Failures, o.FailedDigest = 3, want
 		}, nil, Decision{State: StateFailed, Action: ActionRollback, RollbackTo: 3, Remediation: true}},
+		// Failed rollbacks mark the deployed revision superseded and
+		// maxHistory drops the rest: make chaos found such a release
+		// uninstalled as if its install had failed.
+		{"failed upgrade with no deployed revision left is upgraded again, never uninstalled", func(o *Observation) {
+			o.Latest = rev(8, helmrelease.StatusFailed, want)
+			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Hour)
+		}, nil, Decision{State: StateFailed, Action: ActionUpgrade, Remediation: true, Reason: api.ReasonUpgradeFailed}},
+		{"failed upgrade with no deployed revision left waits for its backoff", func(o *Observation) {
+			o.Latest = rev(8, helmrelease.StatusFailed, want)
+			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Second)
+		}, nil, Decision{State: StateFailed, RequeueAfter: 9 * time.Second, Reason: api.ReasonBackoff}},
+		{"unready upgrade with no deployed revision left stalls, never uninstalled", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt = rev(8, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute)
+		}, func(p *watches.Policy) { p.RemediateInstall = true },
+			Decision{State: StateStalled, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
 		{"failed upgrade uninstalls with that strategy", func(o *Observation) {
 			o.Latest, o.PreviousDeployed = rev(5, helmrelease.StatusFailed, want), 3
 		}, func(p *watches.Policy) { p.UpgradeStrategy = watches.StrategyUninstall }, Decision{State: StateFailed, Action: ActionUninstall, Remediation: true}},

@@ -192,6 +192,15 @@ func (r ReleaseOwner) refused() bool { return r.By != "" || r.Foreign }
 
 // failures returns the failures counted for the desired digest: a change of
 // spec or chart starts the count again.
+// firstInstall: Latest is the release's first revision (an install),
+// with nothing deployed before it. A later revision with no deployed one
+// before it is an upgrade whose history (maxHistory) no longer holds a
+// revision to roll back to; it is never taken for an install, which is
+// remediated by uninstalling.
+func (o Observation) firstInstall() bool {
+	return o.PreviousDeployed == 0 && o.Latest != nil && o.Latest.Version == 1 && !o.Latest.IsRollback
+}
+
 func (o Observation) failures() int {
 	if o.FailedDigest != o.DesiredDigest {
 		return 0

@@ -51,6 +51,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := setUp(ctx, admin, cs, watchesPath, namespaces); err != nil {
 		return nil, fmt.Errorf("chaos: %w", err)
 	}
+	if err := setUpCredentials(ctx, cs, watchesPath, namespaces); err != nil { // secrets.go
+		return nil, fmt.Errorf("chaos: %w", err)
+	}
 	fmt.Fprintf(cfg.Log, "chaos: seed %d, %d custom resources of %d kinds in %d namespaces, faults for %s (at least %d kills, at most %s; operator log: %s)\n",
 		cfg.Seed, cfg.CRs, cfg.Kinds, cfg.Namespaces, cfg.Duration, cfg.MinKills, cfg.MaxDuration, filepath.Join(cfg.WorkDir, "operator.log"))
 
@@ -135,6 +138,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	problems, err := converge(ctx, cfg, v)
 	rep.ConvergeSeconds = time.Since(began).Seconds()
 	rep.Problems = append(append(unsettled, unexplained...), problems...)
+	if err == nil { // no secret value in what the operator wrote (secrets.go)
+		rep.Problems = append(rep.Problems, checkSecrets(ctx, cfg.Log, cs, dyn, filepath.Join(cfg.WorkDir, "operator.log"), namespaces, kinds)...)
+	}
 	rep.KeptObjects = kt.count()
 	rep.fill(w, op)
 	if err != nil {
