@@ -133,7 +133,7 @@ func printWarnings(w io.Writer, warns []crdschema.Warning) {
 		}
 	}
 	if len(rbac) > 0 {
-		fmt.Fprintln(w, "note: config/rbac/role.yaml holds what the charts' own RBAC grants (the API server's escalation check):")
+		fmt.Fprintln(w, "note: the RBAC config/rbac grants, per kind (whoever releases a chart must hold what the chart's own RBAC grants: the API server's escalation check):")
 		for _, x := range rbac {
 			fmt.Fprintf(w, "  %s\n", x.Detail)
 		}

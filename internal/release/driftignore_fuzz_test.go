@@ -2,7 +2,6 @@ package release
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/chartkeeper/chartkeeper/internal/watches"
+	"github.com/chartkeeper/chartkeeper/test/framework/fuzzing"
 )
 
 // FuzzDriftIgnore feeds a drift.ignore path (through watches.Parse, as
@@ -55,7 +55,7 @@ func FuzzDriftIgnore(f *testing.F) {
 		if !utf8.ValidString(path) {
 			return // watches.yaml is UTF-8
 		}
-		entry := []byte("- {version: v1, kind: Fuzz, chart: chart, drift: {ignore: [{paths: [" + yamlString(path) + "], target: {kind: Deployment}}]}}\n")
+		entry := []byte("- {version: v1, kind: Fuzz, chart: chart, drift: {ignore: [{paths: [" + fuzzing.YAMLString(path) + "], target: {kind: Deployment}}]}}\n")
 		ws, err := watches.Parse(entry, "../watches/testdata")
 		if valid := watches.IsJSONPointer(path); (err == nil) != valid {
 			t.Fatalf("path %q: JSON pointer %v, load error %v", path, valid, err)
@@ -179,26 +179,4 @@ func lookupPointer(doc any, pointer string) (any, bool) {
 		}
 	}
 	return doc, true
-}
-
-// yamlString quotes s for a YAML document as a person could write it:
-// every rune outside printable ASCII escaped (YAML refuses some raw).
-func yamlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r >= 0x20 && r < 0x7f:
-			b.WriteRune(r)
-		case r > 0xffff:
-			fmt.Fprintf(&b, "\\U%08x", r)
-		default:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

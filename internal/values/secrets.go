@@ -103,11 +103,11 @@ func NewRedactor(secrets []string) *Redactor {
 func encodings(s string) []string {
 	b := []byte(s)
 	goQuoted := unquote(strconv.Quote(s))
-	jsonHTML := jsonEscape(s, true)
-	jsonPlain := jsonEscape(s, false)
+	jsonHTML := JSONEscape(s, true)
+	jsonPlain := JSONEscape(s, false)
 	return []string{
 		s, goQuoted, unquote(strconv.QuoteToASCII(s)), jsonHTML, jsonPlain,
-		jsonEscape(jsonHTML, true), jsonEscape(jsonPlain, false), unquote(strconv.Quote(goQuoted)),
+		JSONEscape(jsonHTML, true), JSONEscape(jsonPlain, false), unquote(strconv.Quote(goQuoted)),
 		base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
 		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b),
 	}
@@ -115,8 +115,9 @@ func encodings(s string) []string {
 
 func unquote(q string) string { return q[1 : len(q)-1] }
 
-// jsonEscape is s as encoding/json writes it inside a string, quotes off.
-func jsonEscape(s string, html bool) string {
+// JSONEscape is s as encoding/json writes it inside a string, quotes off
+// (html: with SetEscapeHTML, as json.Marshal does).
+func JSONEscape(s string, html bool) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(html)

@@ -1,13 +1,14 @@
 package watches
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"helm.sh/helm/v3/pkg/chartutil"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/chartkeeper/chartkeeper/test/framework/fuzzing"
 )
 
 // FuzzReleaseTemplates feeds releaseName and releaseNamespace templates
@@ -50,7 +51,7 @@ func FuzzReleaseTemplates(f *testing.F) {
 		if !utf8.ValidString(nameT) || !utf8.ValidString(nsT) {
 			return // watches.yaml is UTF-8
 		}
-		entry := []byte("- {version: v1, kind: Fuzz, chart: chart, releaseName: " + yamlString(nameT) + ", releaseNamespace: " + yamlString(nsT) + "}\n")
+		entry := []byte("- {version: v1, kind: Fuzz, chart: chart, releaseName: " + fuzzing.YAMLString(nameT) + ", releaseNamespace: " + fuzzing.YAMLString(nsT) + "}\n")
 		ws, err := Parse(entry, "testdata")
 		if err != nil {
 			if msg := err.Error(); !strings.Contains(msg, `"releaseName"`) && !strings.Contains(msg, `"releaseNamespace"`) {
@@ -83,26 +84,4 @@ func FuzzReleaseTemplates(f *testing.F) {
 			t.Fatalf("the default templates gave %+v for %s/%s", ref, ns, name)
 		}
 	})
-}
-
-// yamlString quotes s for a YAML document as a person could write it:
-// every rune outside printable ASCII escaped (YAML refuses some raw).
-func yamlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r >= 0x20 && r < 0x7f:
-			b.WriteRune(r)
-		case r > 0xffff:
-			fmt.Fprintf(&b, "\\U%08x", r)
-		default:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -21,10 +19,9 @@ func apiRequests(ctx context.Context, cs kubernetes.Interface) (map[string]float
 	if err != nil {
 		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
 	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	families, err := parseMetrics(bytes.NewReader(raw), "the API server's")
 	if err != nil {
-		return nil, fmt.Errorf("parsing the API server's metrics: %w", err)
+		return nil, err
 	}
 	out := map[string]float64{}
 	fam, ok := families[dispatchedMetric]
@@ -62,15 +59,9 @@ const requestsMetric = "chartkeeper_api_requests_total"
 // operatorRequests reads an operator's count of its own API requests by
 // verb and resource from its metrics endpoint, keyed "verb resource".
 func operatorRequests(ctx context.Context, url string) (map[string]float64, error) {
-	body, err := fetchMetrics(ctx, url)
+	families, err := operatorMetrics(ctx, url)
 	if err != nil {
 		return nil, err
-	}
-	defer body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(body)
-	if err != nil {
-		return nil, fmt.Errorf("parsing the operator's metrics: %w", err)
 	}
 	out := map[string]float64{}
 	for _, m := range families[requestsMetric].GetMetric() {

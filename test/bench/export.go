@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
@@ -19,15 +20,9 @@ import (
 // their observations): "go_goroutines", "process_open_fds",
 // RequestsMetric summed over verbs and resources, and so on.
 func ScrapeMetrics(ctx context.Context, url string) (map[string]float64, error) {
-	body, err := fetchMetrics(ctx, url)
+	families, err := operatorMetrics(ctx, url)
 	if err != nil {
 		return nil, err
-	}
-	defer body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(body)
-	if err != nil {
-		return nil, fmt.Errorf("parsing the operator's metrics: %w", err)
 	}
 	out := make(map[string]float64, len(families))
 	for name, fam := range families {
@@ -51,8 +46,8 @@ func ScrapeMetrics(ctx context.Context, url string) (map[string]float64, error) 
 	return out, nil
 }
 
-// fetchMetrics GETs a metrics endpoint and returns its body.
-func fetchMetrics(ctx context.Context, url string) (io.ReadCloser, error) {
+// operatorMetrics GETs an operator's metrics endpoint and parses it.
+func operatorMetrics(ctx context.Context, url string) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
@@ -61,11 +56,22 @@ func fetchMetrics(ctx context.Context, url string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the operator's metrics: %w", err)
 	}
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
 		return nil, fmt.Errorf("reading the operator's metrics: %s", resp.Status)
 	}
-	return resp.Body, nil
+	return parseMetrics(resp.Body, "the operator's")
+}
+
+// parseMetrics parses a Prometheus text exposition; whose ("the API
+// server's") names its source in the error.
+func parseMetrics(r io.Reader, whose string) (map[string]*dto.MetricFamily, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s metrics: %w", whose, err)
+	}
+	return families, nil
 }
 
 // RequestsMetric is chartkeeper's own count of the API requests it sends,

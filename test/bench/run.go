@@ -78,7 +78,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer obs.close()
 	r := &runner{
 		cfg: cfg, admin: admin, cs: cs, obs: obs, watches: watchesPath, workDir: workDir,
-		crs: crs{dyn: dyn, gvr: gvr, gvk: sc.gvk()},
+		crs: crs{kubeops.CustomResources{Dynamic: dyn, GVR: gvr, GVK: sc.gvk()}},
 	}
 	res := &Result{
 		Started: time.Now().UTC(), Machine: cfg.Machine, Scenario: sc.Name, N: cfg.N, Concurrency: cfg.Concurrency,

@@ -278,7 +278,7 @@ func (r *runner) runFloor(ctx context.Context, id identity, counter requestCount
 	if err != nil {
 		return err
 	}
-	f := &floor{cs: cs, dyn: dyn, mapper: mapper, gvr: r.crs.gvr, releases: releases, workers: r.cfg.Concurrency}
+	f := &floor{cs: cs, dyn: dyn, mapper: mapper, gvr: r.crs.GVR, releases: releases, workers: r.cfg.Concurrency}
 	// Discovery happens once, before the clock, as an operator's would.
 	objs, err := objects(releases[keys[0]][0])
 	if err != nil {

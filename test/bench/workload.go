@@ -2,16 +2,14 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
+
+	"github.com/chartkeeper/chartkeeper/test/framework/kubeops"
 )
 
 // writers is how many requests the harness itself has in flight when it
@@ -53,44 +51,27 @@ feed:
 	return context.Cause(ctx)
 }
 
-// crs changes the benchmark's custom resources as the cluster admin.
-type crs struct {
-	dyn dynamic.Interface
-	gvr schema.GroupVersionResource
-	gvk schema.GroupVersionKind
-}
+// crs changes the benchmark's custom resources as the cluster admin; its
+// methods take the benchmark's keys, as forEach hands them to a phase.
+type crs struct{ kubeops.CustomResources }
 
 func (c crs) create(ctx context.Context, k key, spec map[string]any) error {
-	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetGroupVersionKind(c.gvk)
-	u.SetNamespace(k.Namespace)
-	u.SetName(k.Name)
-	_, err := c.dyn.Resource(c.gvr).Namespace(k.Namespace).Create(ctx, u, metav1.CreateOptions{})
-	return err
+	return c.Create(ctx, types.NamespacedName(k), spec)
 }
 
 func (c crs) patchSpec(ctx context.Context, k key, spec map[string]any) error {
-	body, err := json.Marshal(map[string]any{"spec": spec})
-	if err != nil {
-		return err
-	}
-	_, err = c.dyn.Resource(c.gvr).Namespace(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, body, metav1.PatchOptions{})
-	return err
+	return c.PatchSpec(ctx, types.NamespacedName(k), spec)
 }
 
 func (c crs) delete(ctx context.Context, k key) error {
-	err := c.dyn.Resource(c.gvr).Namespace(k.Namespace).Delete(ctx, k.Name, metav1.DeleteOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
+	return c.Delete(ctx, types.NamespacedName(k))
 }
 
 // dropFinalizers removes the finalizers of every custom resource left in
 // the namespaces.
 func (c crs) dropFinalizers(ctx context.Context, namespaces []string) error {
 	for _, ns := range namespaces {
-		list, err := c.dyn.Resource(c.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		list, err := c.Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err
 		}
@@ -98,7 +79,7 @@ func (c crs) dropFinalizers(ctx context.Context, namespaces []string) error {
 			if len(u.GetFinalizers()) == 0 {
 				continue
 			}
-			_, err := c.dyn.Resource(c.gvr).Namespace(ns).Patch(ctx, u.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			_, err := c.Namespace(ns).Patch(ctx, u.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 			if err != nil && !apierrors.IsNotFound(err) {
 				return err
 			}

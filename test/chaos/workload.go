@@ -7,11 +7,10 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/chartkeeper/chartkeeper/test/framework/kubeops"
 )
 
 // badPort is a Service port the API server rejects: an upgrade to it fails
@@ -79,33 +78,30 @@ func (w *workload) goodSpec(r *rand.Rand, maxCM int) spec {
 	return spec{Replicas: 1 + r.IntN(2), Port: 80 + r.IntN(2)*8000, Data: fmt.Sprintf("g%d", w.gen), ConfigMaps: r.IntN(maxCM + 1)}
 }
 
+// crs writes the custom resources of the slot's kind.
+func (w *workload) crs(s *slot) kubeops.CustomResources {
+	return kubeops.CustomResources{Dynamic: w.dyn, GVR: s.kind.gvr(), GVK: s.kind.gvk}
+}
+
 func (w *workload) client(s *slot) dynamic.ResourceInterface {
-	return w.dyn.Resource(s.kind.gvr()).Namespace(s.key.Namespace)
+	return w.crs(s).Namespace(s.key.Namespace)
 }
 
 // create creates the slot's custom resource with sp.
 func (w *workload) create(ctx context.Context, s *slot, sp spec) error {
-	u := &unstructured.Unstructured{Object: map[string]any{"spec": sp.values()}}
-	u.SetGroupVersionKind(s.kind.gvk)
-	u.SetNamespace(s.key.Namespace)
-	u.SetName(s.key.Name)
-	_, err := w.client(s).Create(ctx, u, metav1.CreateOptions{})
+	err := w.crs(s).Create(ctx, s.key, sp.values())
 	return w.record("create", err, func() { s.live, s.spec = true, sp })
 }
 
 // patch replaces the slot's spec with sp.
 func (w *workload) patch(ctx context.Context, s *slot, sp spec, kind string) error {
-	b, _ := json.Marshal(map[string]any{"spec": sp})
-	_, err := w.client(s).Patch(ctx, s.key.Name, types.MergePatchType, b, metav1.PatchOptions{})
+	err := w.crs(s).PatchSpec(ctx, s.key, sp)
 	return w.record(kind, err, func() { s.spec = sp })
 }
 
 // remove deletes the slot's custom resource (the operator uninstalls its release).
 func (w *workload) remove(ctx context.Context, s *slot) error {
-	err := w.client(s).Delete(ctx, s.key.Name, metav1.DeleteOptions{})
-	if apierrors.IsNotFound(err) {
-		err = nil
-	}
+	err := w.crs(s).Delete(ctx, s.key)
 	return w.record("delete", err, func() { s.live = false })
 }
 
@@ -163,8 +159,7 @@ func (w *workload) setBusy(s *slot, busy bool) {
 
 // gone reports whether the slot's custom resource is absent from the API.
 func (w *workload) gone(ctx context.Context, s *slot) bool {
-	_, err := w.client(s).Get(ctx, s.key.Name, metav1.GetOptions{})
-	return apierrors.IsNotFound(err)
+	return w.crs(s).Gone(ctx, s.key)
 }
 
 // change makes one random change: mostly a new valid spec, sometimes one

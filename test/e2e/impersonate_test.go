@@ -52,8 +52,9 @@ const releaseAccount = "chartkeeper-release"
 //
 // Without impersonate nothing changes: every other e2e test runs its
 // watches without it, under the same generated RBAC (operatorKubeconfig),
-// e.g. TestBuiltInHooksThroughTheOperator, TestValuesFromConfigMapsAndSecrets,
-// and the scope tests (scope_test.go) for a chart's cluster-scoped objects.
+// e.g. TestReleaseLifecycle, TestBuiltInHooksThroughTheOperator,
+// TestValuesFromConfigMapsAndSecrets, and TestScopeConfinesReleases for a
+// chart's cluster-scoped objects.
 func TestImpersonatedReleases(t *testing.T) {
 	t.Parallel()
 	env := testenv.Cluster(t)
@@ -148,8 +149,10 @@ func TestImpersonatedReleases(t *testing.T) {
 		t.Errorf("team B's ClusterRoleBinding binds %q", crbB.RoleRef.Name)
 	}
 
-	// 2. Team A, same values: refused by A's account's RBAC.
-	c := waitTenantFailed(t, env, nsA, "wide", userA, "clusterrolebindings")
+	// 2. Team A, same values: refused by A's account's RBAC. The verb is
+	// get: Helm reads each object an install would create first (it takes
+	// over none it did not make), and that read is already refused.
+	c := waitTenantFailed(t, env, nsA, "wide", userA, "get", "clusterrolebindings.rbac.authorization.k8s.io")
 	t.Logf("team A's clusterWide TenantApp: Ready False %s: %s", c.Reason, c.Message)
 	for _, obj := range []client.Object{
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: nsA + "-wide-tenantapp"}},
@@ -161,7 +164,9 @@ func TestImpersonatedReleases(t *testing.T) {
 	}
 
 	// 3. Team A without the ClusterRoleBinding: installed, and kept as
-	// released (drift correction as A's account).
+	// released (drift correction, as A's account: the operator may not
+	// create a ConfigMap). Turning the ClusterRoleBinding on later is
+	// refused the same way, the release left as it was; off again, Ready.
 	waitTenantReady(t, env, nsA, "narrow")
 	for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.ConfigMap{}, &corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}} {
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: nsA, Name: "narrow-tenantapp"}, obj); err != nil {
@@ -175,10 +180,18 @@ func TestImpersonatedReleases(t *testing.T) {
 	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
 		return env.Client.Get(ctx, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{})
 	})
+	patchCR(t, env, tenantAppGVK, nsA, "narrow", map[string]any{"rbac": map[string]any{"clusterWide": true}})
+	c = waitTenantFailed(t, env, nsA, "narrow", userA, "get", "clusterrolebindings.rbac.authorization.k8s.io")
+	t.Logf("team A's upgrade to clusterWide: Ready False %s: %s", c.Reason, c.Message)
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: nsA, Name: "narrow-tenantapp"}, &appsv1.Deployment{}); err != nil {
+		t.Errorf("team A's release after the refused upgrade: %v", err)
+	}
+	patchCR(t, env, tenantAppGVK, nsA, "narrow", map[string]any{"rbac": map[string]any{"clusterWide": false}})
+	waitTenantReady(t, env, nsA, "narrow")
 
 	// 4. No account in the namespace: nothing is released, and the
 	// condition names the account.
-	c = waitTenantFailed(t, env, nsC, "orphan", userC, "")
+	c = waitTenantFailed(t, env, nsC, "orphan", userC, "get", "serviceaccounts")
 	t.Logf("a namespace without the account: Ready False %s: %s", c.Reason, c.Message)
 
 	// 5. Another account named where the watch allows none: refused
@@ -307,15 +320,18 @@ func waitTenantReady(t *testing.T, env *testenv.Env, ns, name string) {
 	})
 }
 
-// waitTenantFailed waits until the TenantApp is Ready False with a
-// message naming the account user, its ServiceAccount and resource.
-func waitTenantFailed(t *testing.T, env *testenv.Env, ns, name, user, resource string) metav1.Condition {
+// waitTenantFailed waits until the TenantApp is Ready False Forbidden (the
+// install refused before Helm stored anything: retried after the backoff)
+// with a message naming the account user, its ServiceAccount, the verb
+// and the resource.
+func waitTenantFailed(t *testing.T, env *testenv.Env, ns, name, user, verb, resource string) metav1.Condition {
 	t.Helper()
 	sa := "ServiceAccount " + strings.Replace(strings.TrimPrefix(user, "system:serviceaccount:"), ":", "/", 1)
+	want := fmt.Sprintf("the release runs as %s, which may not %s %s: ", sa, verb, resource)
 	return waitTenantCondition(t, env, ns, name, func(c metav1.Condition) error {
-		if c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, sa) || !strings.Contains(c.Message, `User "`+user+`"`) ||
-			!strings.Contains(c.Message, resource) {
-			return fmt.Errorf("want Ready False naming %s, %q and %q, got %s: %s", sa, user, resource, c.Reason, c.Message)
+		if c.Status != metav1.ConditionFalse || c.Reason != string(api.ReasonForbidden) || !strings.Contains(c.Message, want) ||
+			!strings.Contains(c.Message, fmt.Sprintf(`User %q cannot %s resource`, user, verb)) {
+			return fmt.Errorf("want Ready False %s saying %q, got %s: %s", api.ReasonForbidden, want, c.Reason, c.Message)
 		}
 		return nil
 	})

@@ -107,7 +107,7 @@ func rssMiB(pid int) (float64, error) {
 // deleted), how many of those are Ready for their generation, and for
 // each that is not, why.
 func readiness(ctx context.Context, w *workload) (live, ready int, notReady map[string]string, err error) {
-	list, err := w.dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+	list, err := w.crs.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -149,7 +149,7 @@ func readyFor(u *unstructured.Unstructured) string {
 // its generation, and its released ConfigMap holds the message of its
 // spec. It returns what is wrong, nil when nothing.
 func converged(ctx context.Context, w *workload, cs kubernetes.Interface, selector string) ([]string, error) {
-	list, err := w.dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+	list, err := w.crs.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}

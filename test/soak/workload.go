@@ -2,7 +2,6 @@ package soak
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -35,7 +34,7 @@ type slot struct {
 
 // workload is the only writer of the custom resources.
 type workload struct {
-	dyn dynamic.Interface
+	crs kubeops.CustomResources
 	// maxDeleted bounds the resources deleted at once: deletes wait for
 	// re-creates, so the live count stays near the total.
 	maxDeleted int
@@ -50,7 +49,7 @@ type workload struct {
 }
 
 func newWorkload(dyn dynamic.Interface, namespaces []string, n int) *workload {
-	w := &workload{dyn: dyn, done: map[string]int{}, maxDeleted: max(1, n/20)}
+	w := &workload{crs: kubeops.CustomResources{Dynamic: dyn, GVR: gvr, GVK: gvk}, done: map[string]int{}, maxDeleted: max(1, n/20)}
 	for i := range n {
 		ns := namespaces[i%len(namespaces)]
 		w.slots = append(w.slots, &slot{key: types.NamespacedName{Namespace: ns, Name: fmt.Sprintf("s%04d", i)}})
@@ -70,32 +69,20 @@ func spec(message string) map[string]any {
 	return map[string]any{"replicas": int64(1), "message": message}
 }
 
-func (w *workload) client(k types.NamespacedName) dynamic.ResourceInterface {
-	return w.dyn.Resource(gvr).Namespace(k.Namespace)
-}
-
 func (w *workload) create(ctx context.Context, s *slot) error {
 	m := w.next()
-	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec(m)}}
-	u.SetGroupVersionKind(gvk)
-	u.SetNamespace(s.key.Namespace)
-	u.SetName(s.key.Name)
-	_, err := w.client(s.key).Create(ctx, u, metav1.CreateOptions{})
+	err := w.crs.Create(ctx, s.key, spec(m))
 	return w.record("create", err, func() { s.live, s.message = true, m })
 }
 
 func (w *workload) update(ctx context.Context, s *slot) error {
 	m := w.next()
-	b, _ := json.Marshal(map[string]any{"spec": spec(m)})
-	_, err := w.client(s.key).Patch(ctx, s.key.Name, types.MergePatchType, b, metav1.PatchOptions{})
+	err := w.crs.PatchSpec(ctx, s.key, spec(m))
 	return w.record("update", err, func() { s.message = m })
 }
 
 func (w *workload) remove(ctx context.Context, s *slot) error {
-	err := w.client(s.key).Delete(ctx, s.key.Name, metav1.DeleteOptions{})
-	if apierrors.IsNotFound(err) {
-		err = nil
-	}
+	err := w.crs.Delete(ctx, s.key)
 	return w.record("delete", err, func() { s.live = false })
 }
 
@@ -117,7 +104,7 @@ func (w *workload) record(kind string, err error, apply func()) error {
 // applied. It retries through API errors until ctx ends or 2 minutes pass.
 func (w *workload) ensure(ctx context.Context, s *slot) error {
 	return kubeops.WaitFor(ctx, 2*time.Minute, s.key.String()+" created", func(ctx context.Context) (bool, error) {
-		u, err := w.client(s.key).Get(ctx, s.key.Name, metav1.GetOptions{})
+		u, err := w.crs.Namespace(s.key.Namespace).Get(ctx, s.key.Name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			return w.create(ctx, s) == nil, nil
@@ -130,13 +117,6 @@ func (w *workload) ensure(ctx context.Context, s *slot) error {
 		w.mu.Unlock()
 		return true, nil
 	})
-}
-
-// gone reports whether the slot's custom resource is absent (its
-// finalizer done: the release uninstalled).
-func (w *workload) gone(ctx context.Context, s *slot) bool {
-	_, err := w.client(s.key).Get(ctx, s.key.Name, metav1.GetOptions{})
-	return apierrors.IsNotFound(err)
 }
 
 // pick returns a random live (or deleted) slot, nil if none, and how many
@@ -170,7 +150,7 @@ func (w *workload) change(ctx context.Context, r *rand.Rand) error {
 			return w.remove(ctx, s)
 		}
 	case 9:
-		if s, _ := w.pick(r, false); s != nil && w.gone(ctx, s) {
+		if s, _ := w.pick(r, false); s != nil && w.crs.Gone(ctx, s.key) {
 			return w.create(ctx, s)
 		}
 	}

@@ -23,17 +23,16 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/chartkeeper/chartkeeper/test/bench"
 	"github.com/chartkeeper/chartkeeper/test/devcluster"
 	"github.com/chartkeeper/chartkeeper/test/framework/envvar"
+	"github.com/chartkeeper/chartkeeper/test/framework/harnesscmd"
 )
 
 // podsPerNode is each kwok node's capacity, as on a real node.
@@ -49,16 +48,9 @@ func nodesFor(n int) int {
 	return max(3, (2*n+podsPerNode-1)/podsPerNode)
 }
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
-}
+func main() { harnesscmd.Main("bench", run) }
 
-func run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func run(ctx context.Context) error {
 	sizes, err := bench.ParseSizes(os.Getenv("BENCH_N"))
 	if err != nil {
 		return err
@@ -118,17 +110,11 @@ func run() error {
 		n := slices.Max(sizes)
 		nodes := nodesFor(n)
 		fmt.Fprintf(os.Stderr, "bench: starting a local cluster with %d kwok nodes in %s\n", nodes, dir)
-		// A cluster left by an interrupted run is replaced.
-		_ = devcluster.Down(dir, nil)
-		_ = devcluster.Purge(dir, nil)
-		c, err := devcluster.Up(ctx, devcluster.Config{Dir: dir, BinDir: "bin", Nodes: nodes, PodsPerNode: podsPerNode, Attached: true, Log: os.Stderr})
+		c, purge, err := harnesscmd.Cluster(ctx, "bench", devcluster.Config{Dir: dir, BinDir: "bin", Nodes: nodes, PodsPerNode: podsPerNode, Attached: true, Log: os.Stderr})
 		if err != nil {
 			return err
 		}
-		defer func() {
-			_ = devcluster.Down(dir, os.Stderr)
-			_ = devcluster.Purge(dir, nil)
-		}()
+		defer purge()
 		cfg.Kubeconfig = c.Kubeconfig()
 		cfg.ControlPlane = controlPlane(c.State())
 	}

@@ -24,27 +24,19 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/chartkeeper/chartkeeper/test/chaos"
 	"github.com/chartkeeper/chartkeeper/test/devcluster"
 	"github.com/chartkeeper/chartkeeper/test/framework/envvar"
+	"github.com/chartkeeper/chartkeeper/test/framework/harnesscmd"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "chaos:", err)
-		os.Exit(1)
-	}
-}
+func main() { harnesscmd.Main("chaos", run) }
 
-func run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func run(ctx context.Context) error {
 	out := envvar.String("CHAOS_OUT", filepath.Join("tmp", "chaos"))
 	cfg := chaos.Config{
 		Chart:   filepath.Join("test", "e2e", "testdata", "charts", "app"),
@@ -105,17 +97,12 @@ func run() error {
 		return err
 	}
 	dir := filepath.Join(out, "cluster")
-	_ = devcluster.Purge(dir, nil) // a cluster left by an interrupted run
 	fmt.Printf("chaos: starting a local cluster in %s\n", dir)
-	c, err := devcluster.Up(ctx, devcluster.Config{Dir: dir, BinDir: "bin", Nodes: 2, Attached: true})
+	c, purge, err := harnesscmd.Cluster(ctx, "chaos", devcluster.Config{Dir: dir, BinDir: "bin", Nodes: 2, Attached: true})
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := devcluster.Purge(dir, os.Stderr); err != nil {
-			fmt.Fprintln(os.Stderr, "chaos: stopping the cluster:", err)
-		}
-	}()
+	defer purge()
 	cfg.Kubeconfig, cfg.Cluster = c.Kubeconfig(), c
 	begin := time.Now()
 	rep, err := chaos.Run(ctx, cfg)

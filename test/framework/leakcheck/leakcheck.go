@@ -1,13 +1,13 @@
 package leakcheck
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/chartkeeper/chartkeeper/internal/values"
 )
 
 // MinLength is the default shortest value a Set looks for: a shorter one
@@ -86,10 +86,13 @@ func (s *Set) Len() int { return len(s.secrets) }
 
 // forms are the texts value may appear as, each at least MinLength long,
 // without duplicates, longest first within a kind (a padded base64 before
-// its raw form, so one occurrence is reported once).
+// its raw form, so one occurrence is reported once). The list is the
+// checker's own, not the one values.Redactor hides: it is what a log line,
+// an Event or a status holds once written (a JSON log line escapes a
+// Go-quoted message again), and it is what checks the redactor.
 func (s *Set) forms(value string) []form {
 	goInner := unquote(strconv.Quote(value))
-	jsonHTML, jsonPlain := jsonEscape(value, true), jsonEscape(value, false)
+	jsonHTML, jsonPlain := values.JSONEscape(value, true), values.JSONEscape(value, false)
 	b := []byte(value)
 	all := []form{
 		{"raw", value},
@@ -97,10 +100,10 @@ func (s *Set) forms(value string) []form {
 		{"JSON-escaped", jsonPlain},
 		{"Go-quoted", goInner},
 		{"Go-quoted, ASCII", unquote(strconv.QuoteToASCII(value))},
-		{"JSON-escaped twice", jsonEscape(jsonHTML, true)},
-		{"JSON-escaped twice", jsonEscape(jsonPlain, false)},
-		{"Go-quoted, then JSON-escaped", jsonEscape(goInner, false)},
-		{"Go-quoted, then JSON-escaped", jsonEscape(goInner, true)},
+		{"JSON-escaped twice", values.JSONEscape(jsonHTML, true)},
+		{"JSON-escaped twice", values.JSONEscape(jsonPlain, false)},
+		{"Go-quoted, then JSON-escaped", values.JSONEscape(goInner, false)},
+		{"Go-quoted, then JSON-escaped", values.JSONEscape(goInner, true)},
 		{"base64", base64.StdEncoding.EncodeToString(b)},
 		{"base64 (raw)", base64.RawStdEncoding.EncodeToString(b)},
 		{"base64url", base64.URLEncoding.EncodeToString(b)},
@@ -137,15 +140,6 @@ func pemLines(value string) []form {
 }
 
 func unquote(q string) string { return q[1 : len(q)-1] }
-
-// jsonEscape is s as encoding/json writes it inside a string, quotes off.
-func jsonEscape(s string, html bool) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(html)
-	_ = enc.Encode(s) // a string always encodes
-	return unquote(strings.TrimSuffix(buf.String(), "\n"))
-}
 
 // ScanText looks for the values in text (a log, captured output), by line:
 // each Leak's Where is "<where> line <n>".

@@ -21,15 +21,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/chartkeeper/chartkeeper/test/bench"
 	"github.com/chartkeeper/chartkeeper/test/devcluster"
 	"github.com/chartkeeper/chartkeeper/test/framework/envvar"
+	"github.com/chartkeeper/chartkeeper/test/framework/harnesscmd"
 	"github.com/chartkeeper/chartkeeper/test/soak"
 )
 
@@ -37,16 +36,9 @@ import (
 // cluster, set-up, convergence and clean-up.
 const slack = 10 * time.Minute
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "soak:", err)
-		os.Exit(1)
-	}
-}
+func main() { harnesscmd.Main("soak", run) }
 
-func run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func run(ctx context.Context) error {
 	scenario, err := bench.LookupScenario(bench.ScenarioDefault)
 	if err != nil {
 		return err
@@ -92,18 +84,13 @@ func run() error {
 	fmt.Printf("soak: started %s, hard deadline %s\n", time.Now().UTC().Format(time.RFC3339), deadline.UTC().Format(time.RFC3339))
 
 	dir := filepath.Join(out, "cluster")
-	_ = devcluster.Purge(dir, nil) // a cluster left by an interrupted run
 	nodes := max(2, (2*cfg.CRs+999)/1000+1)
 	fmt.Printf("soak: starting a local cluster (%d kwok nodes) in %s\n", nodes, dir)
-	c, err := devcluster.Up(ctx, devcluster.Config{Dir: dir, BinDir: "bin", Nodes: nodes, Attached: true})
+	c, purge, err := harnesscmd.Cluster(ctx, "soak", devcluster.Config{Dir: dir, BinDir: "bin", Nodes: nodes, Attached: true})
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := devcluster.Purge(dir, os.Stderr); err != nil {
-			fmt.Fprintln(os.Stderr, "soak: stopping the cluster:", err)
-		}
-	}()
+	defer purge()
 	cfg.Kubeconfig = c.Kubeconfig()
 	begin := time.Now()
 	res, err := soak.Run(ctx, cfg)
