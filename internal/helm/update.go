@@ -188,7 +188,8 @@ func readLive(infos kube.ResourceList) map[*resource.Info]liveObject {
 // patchObject patches the live object from the previous revision's
 // manifest to the new one, as Helm does; nothing is sent for an empty
 // patch, and info is refreshed from what the server holds (when the live
-// object was read, or a patch sent).
+// object was read, or a patch sent). A patch refused as invalid is
+// repaired once (repairPatch).
 func patchObject(helper *resource.Helper, info *resource.Info, prev, live runtime.Object, read bool) error {
 	patch, patchType, err := helmPatch(info, prev, live)
 	if err != nil {
@@ -202,7 +203,11 @@ func patchObject(helper *resource.Helper, info *resource.Info, prev, live runtim
 	}
 	obj, err := helper.Patch(info.Namespace, info.Name, patchType, patch, nil)
 	if err != nil {
-		return fmt.Errorf("cannot patch %q with kind %s: %w", info.Name, info.Mapping.GroupVersionKind.Kind, err)
+		repaired, ok := repairPatch(helper, info, prev, live, read, err)
+		if !ok {
+			return fmt.Errorf("cannot patch %q with kind %s: %w", info.Name, info.Mapping.GroupVersionKind.Kind, err)
+		}
+		obj = repaired
 	}
 	return info.Refresh(obj, true)
 }

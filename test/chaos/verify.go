@@ -163,7 +163,7 @@ func (v *verifier) objects(ctx context.Context, s slot) ([]string, error) {
 	if d, err := v.cs.AppsV1().Deployments(ns).Get(ctx, name, get); err != nil {
 		ps = append(ps, "Deployment: "+err.Error())
 	} else if d.Spec.Replicas == nil || int(*d.Spec.Replicas) != want.Replicas {
-		ps = append(ps, fmt.Sprintf("Deployment has %v replicas, spec asks %d", d.Spec.Replicas, want.Replicas))
+		ps = append(ps, fmt.Sprintf("Deployment has %s replicas, spec asks %d", replicasOf(d.Spec.Replicas), want.Replicas))
 	}
 	if svc, err := v.cs.CoreV1().Services(ns).Get(ctx, name, get); err != nil {
 		ps = append(ps, "Service: "+err.Error())
@@ -313,4 +313,12 @@ func first(s []string, n int) []string {
 		return append(s[:n:n], "…")
 	}
 	return s
+}
+
+// replicasOf prints a Deployment's replicas ("unset" for nil).
+func replicasOf(r *int32) string {
+	if r == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*r)
 }
