@@ -104,8 +104,8 @@ func TestReleaseStorageCostsNoReads(t *testing.T) {
 	}
 	sort.Strings(lines)
 	t.Logf("API requests per App over install, upgrade and delete: %.1f\n  %s", total, strings.Join(lines, "\n  "))
-	if got := per["list secrets"]; got > 1 {
-		t.Errorf("%.2f LISTs of Secrets per App, want at most 1 (the look for a release made outside chartkeeper before an install)", got)
+	if got := per["list secrets"]; got > 1.5 {
+		t.Errorf("%.2f LISTs of Secrets per App, want 1 (the look for a release made outside chartkeeper before an install; once more when a requeue comes before the cache shows the install's first write)", got)
 	}
 	if got := per["get secrets"]; got > 0.5 {
 		t.Errorf("%.2f GETs of Secrets per App, want none (a few when a cache lags)", got)
