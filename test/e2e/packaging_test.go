@@ -242,10 +242,7 @@ func applyCRDs(t *testing.T, env *testenv.Env, dir string) []schema.GroupVersion
 
 func waitEstablished(t *testing.T, env *testenv.Env, name string) {
 	t.Helper()
-	// Bounded generously: when the parallel tests start together (their
-	// operators' caches syncing, TestChaosShort's own control plane
-	// starting), 2 cores can leave the API server's answer 30 s late.
-	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+	testenv.Eventually(t, 30*time.Second, func(ctx context.Context) error {
 		got := &apiextv1.CustomResourceDefinition{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, got); err != nil {
 			return err
