@@ -25,7 +25,7 @@ func newRESTGetter(cfg *rest.Config) (*restGetter, error) {
 		return nil, err
 	}
 	cached := memory.NewMemCacheClient(dc)
-	return &restGetter{cfg: cfg, discovery: cached, mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached)}, nil
+	return &restGetter{cfg: cfg, discovery: cached, mapper: newMemoMapper(restmapper.NewDeferredDiscoveryRESTMapper(cached))}, nil
 }
 
 // inNamespace returns a getter that shares the caches but defaults to ns.

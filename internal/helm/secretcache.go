@@ -241,7 +241,8 @@ func (v *cachedSecrets) List(ctx context.Context, opts metav1.ListOptions) (*cor
 	}
 	var metas metav1.PartialObjectMetadataList
 	metas.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
-	if err := v.c.meta.List(ctx, &metas, client.InNamespace(v.ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+	// Read only: the items are the cache's own objects, not copies.
+	if err := v.c.meta.List(ctx, &metas, client.InNamespace(v.ns), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
 		return v.liveList(ctx, opts, rel)
 	}
 	shown := map[string]uint64{}
@@ -286,7 +287,7 @@ func (v *cachedSecrets) knows(ctx context.Context, rel string) bool {
 	}
 	var metas metav1.PartialObjectMetadataList
 	metas.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
-	err := v.c.meta.List(ctx, &metas, client.InNamespace(v.ns), client.MatchingLabelsSelector{Selector: all})
+	err := v.c.meta.List(ctx, &metas, client.InNamespace(v.ns), client.MatchingLabelsSelector{Selector: all}, client.UnsafeDisableDeepCopy)
 	return err == nil && len(metas.Items) > 0
 }
 

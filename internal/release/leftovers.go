@@ -48,7 +48,8 @@ func (e *Engine) leftovers(ctx context.Context, ref watches.ReleaseRef, owner st
 	for gvk := range kinds {
 		var list metav1.PartialObjectMetadataList
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := e.meta.List(ctx, &list, client.InNamespace(ref.Namespace), client.MatchingLabels{api.LabelManaged: "true"}); err != nil {
+		if err := e.meta.List(ctx, &list, client.InNamespace(ref.Namespace), client.MatchingLabels{api.LabelManaged: "true"},
+			client.UnsafeDisableDeepCopy); err != nil { // read only
 			return nil, fmt.Errorf("listing %s for leftovers: %w", gvk.Kind, err)
 		}
 		for _, m := range list.Items {

@@ -3,9 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -189,17 +186,16 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 				return err
 			}
 		}
-		var profile func() error
-		if profiling && (p.name == PhaseInstall || p.name == PhaseUpgrade) {
-			profile = r.profile(ctx, vars["pprof"], r.perRun(s.Name+"-"+p.name))
+		var profiles []func() error
+		if p.name == PhaseInstall || p.name == PhaseUpgrade {
+			if profiling {
+				profiles = append(profiles, r.profile(ctx, vars["pprof"], r.perRun(s.Name+"-"+p.name)))
+			}
+			profiles = append(profiles, r.profileAPIServer(ctx, r.perRun(s.Name+"-"+p.name)))
 		}
 		ph, err := measure(ctx, p, op, r.cfg.ControlPlane, counter, metricsURL)
 		out.Phases = append(out.Phases, ph)
-		if profile != nil {
-			if perr := profile(); perr != nil {
-				fmt.Fprintf(r.cfg.Log, "  %-12s profile: %v\n", s.Name, perr)
-			}
-		}
+		r.waitProfiles(s.Name, profiles...)
 		if err != nil {
 			return err
 		}
@@ -211,42 +207,6 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 		}
 	}
 	return nil
-}
-
-// profile starts taking a CPU profile of the process serving pprof at
-// addr; the returned func waits for it and saves it.
-func (r *runner) profile(ctx context.Context, addr, name string) func() error {
-	done := make(chan error, 1)
-	go func() {
-		done <- r.savePprof(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, r.cfg.ProfileSeconds), name)
-	}()
-	return func() error { return <-done }
-}
-
-// savePprof saves the profile served at url as ProfileDir/name.pprof.
-func (r *runner) savePprof(ctx context.Context, url, name string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("pprof %s: %s", url, resp.Status)
-	}
-	if err := os.MkdirAll(r.cfg.ProfileDir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(filepath.Join(r.cfg.ProfileDir, name+".pprof"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = io.Copy(f, resp.Body)
-	return err
 }
 
 func (r *runner) runFloor(ctx context.Context, id identity, counter requestCounter, out *SubjectResult) error {
@@ -301,8 +261,13 @@ func (r *runner) runFloor(ctx context.Context, id identity, counter requestCount
 		}, r.gone()),
 	}
 	for _, p := range phases {
+		var profile func() error
+		if p.name == PhaseInstall || p.name == PhaseUpgrade {
+			profile = r.profileAPIServer(ctx, r.perRun(s.Name+"-"+p.name))
+		}
 		ph, err := measure(ctx, p, nil, r.cfg.ControlPlane, counter, "")
 		out.Phases = append(out.Phases, ph)
+		r.waitProfiles(s.Name, profile)
 		if err != nil {
 			return err
 		}

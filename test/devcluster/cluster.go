@@ -42,6 +42,9 @@ type Config struct {
 	StartTimeout time.Duration
 	// Log receives progress lines. Default: discarded.
 	Log io.Writer
+	// Profiling makes the API server serve /debug/pprof (to cluster
+	// admins), so a benchmark can see where the control plane's CPU goes.
+	Profiling bool
 }
 
 func (cfg Config) withDefaults() (Config, error) {

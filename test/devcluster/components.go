@@ -3,6 +3,7 @@ package devcluster
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 )
 
 // Network ranges of the simulated cluster. The service range is a /16 so
@@ -82,7 +83,7 @@ func apiserverArgs(c *Cluster) []string {
 		"--allow-privileged=true",
 		// A loopback advertise address makes the lease reconciler log an error on every sync.
 		"--endpoint-reconciler-type=none",
-		"--profiling=false",
+		"--profiling=" + strconv.FormatBool(c.cfg.Profiling),
 		"--v=0",
 	}
 }

@@ -110,7 +110,8 @@ func run(ctx context.Context) error {
 		n := slices.Max(sizes)
 		nodes := nodesFor(n)
 		fmt.Fprintf(os.Stderr, "bench: starting a local cluster with %d kwok nodes in %s\n", nodes, dir)
-		c, purge, err := harnesscmd.Cluster(ctx, "bench", devcluster.Config{Dir: dir, BinDir: "bin", Nodes: nodes, PodsPerNode: podsPerNode, Attached: true, Log: os.Stderr})
+		c, purge, err := harnesscmd.Cluster(ctx, "bench", devcluster.Config{Dir: dir, BinDir: "bin", Nodes: nodes, PodsPerNode: podsPerNode, Attached: true, Log: os.Stderr,
+			Profiling: os.Getenv("BENCH_PPROF") != ""})
 		if err != nil {
 			return err
 		}
