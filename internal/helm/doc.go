@@ -9,7 +9,8 @@
 // the helm CLI (helm list -A, helm history) sees them; a watch with storage
 // chunked stores them with helm-operator-plugins' chunked Secret driver
 // instead (WithStorage, storage.go), which the helm CLI does not read. All clients share one
-// memory-cached discovery client and REST mapper, and the cluster's
+// memory-cached discovery client and REST mapper (which remembers the mappings it found,
+// mapper.go), and the cluster's
 // capabilities are read once and refreshed at most every CapabilitiesTTL,
 // so an action costs only the API requests it really makes.
 package helm
