@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -158,13 +159,22 @@ func Eventually(t testing.TB, timeout time.Duration, fn func(context.Context) er
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var last error
+	// telling is the last answer not cut short by the deadline: the one
+	// that says what was still wrong.
+	var last, telling error
 	for {
 		if last = fn(ctx); last == nil {
 			return
 		}
+		cut := ctx.Err() != nil && errors.Is(last, context.DeadlineExceeded)
+		if !cut {
+			telling = last
+		}
 		select {
 		case <-ctx.Done():
+			if cut && telling != nil {
+				t.Fatalf("not true after %s: %v (the last answer before the deadline: %v)", timeout, last, telling)
+			}
 			t.Fatalf("not true after %s: %v", timeout, last)
 		case <-time.After(100 * time.Millisecond):
 		}
