@@ -14,11 +14,7 @@ import (
 // profile starts taking a CPU profile of the process serving pprof at
 // addr; the returned func waits for it and saves it.
 func (r *runner) profile(ctx context.Context, addr, name string) func() error {
-	done := make(chan error, 1)
-	go func() {
-		done <- r.savePprof(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, r.cfg.ProfileSeconds), name)
-	}()
-	return func() error { return <-done }
+	return r.startProfile(ctx, http.DefaultClient, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, r.cfg.ProfileSeconds), name)
 }
 
 // profileAPIServer starts taking a CPU profile of the API server (served
@@ -29,18 +25,20 @@ func (r *runner) profileAPIServer(ctx context.Context, name string) func() error
 	if r.cfg.ProfileDir == "" || r.admin == nil {
 		return nil
 	}
+	cfg := rest.CopyConfig(r.admin)
+	cfg.Timeout = 0
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return func() error { return err }
+	}
+	return r.startProfile(ctx, hc, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", cfg.Host, r.cfg.ProfileSeconds), "apiserver-"+name)
+}
+
+// startProfile fetches url with hc in the background; the returned func
+// waits for it and saves it as ProfileDir/name.pprof.
+func (r *runner) startProfile(ctx context.Context, hc *http.Client, url, name string) func() error {
 	done := make(chan error, 1)
-	go func() {
-		cfg := rest.CopyConfig(r.admin)
-		cfg.Timeout = 0
-		hc, err := rest.HTTPClientFor(cfg)
-		if err != nil {
-			done <- err
-			return
-		}
-		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", cfg.Host, r.cfg.ProfileSeconds)
-		done <- r.save(ctx, hc, url, "apiserver-"+name)
-	}()
+	go func() { done <- r.save(ctx, hc, url, name) }()
 	return func() error { return <-done }
 }
 
