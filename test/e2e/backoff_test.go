@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,19 +25,49 @@ import (
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
-func backoffWatches() string {
-	return filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-backoff.yaml")
+// appWatches writes a watches file of the App kind (test/e2e/testdata's
+// charts/app) with policy (YAML fields of the watch, indented by two
+// spaces) to a directory of the test, and returns its path.
+func appWatches(t *testing.T, policy string) string {
+	t.Helper()
+	chart := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "charts", "app")
+	w := fmt.Sprintf("- group: test.chartkeeper.dev\n  version: v1\n  kind: App\n  chart: %q\n%s", chart, policy)
+	file := filepath.Join(t.TempDir(), "watches.yaml")
+	if err := os.WriteFile(file, []byte(w), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// The backoff of the failures in this file: 1s doubling to 8s.
+const (
+	backoffInitial = time.Second
+	backoffMax     = 8 * time.Second
+)
+
+// backoffWatches is the App kind with a short backoff: a failure that
+// does not go away (a drift correction refused by an admission policy, a
+// BeforeUninstall hook that keeps failing) is retried after 1s, 2s, 4s,
+// 8s, 8s, ...
+func backoffWatches(t *testing.T) string {
+	return appWatches(t, fmt.Sprintf("  remediation:\n    retries: 2\n    backoff: {initial: %s, max: %s}\n", backoffInitial, backoffMax))
+}
+
+// backoffAfter is the shortest wait the watch's backoff allows after n
+// failures in a row (jitter only lengthens it).
+func backoffAfter(n int) time.Duration {
+	return min(backoffInitial<<(n-1), backoffMax)
 }
 
 // A drift correction that can never succeed (an admission policy refuses
 // to let the deleted ConfigMap be created again) is not retried in a
-// storm: with the watch's backoff (5s doubling to 30s) it is tried fewer
-// than 10 times in 2 minutes, and status.nextAttemptTime says when the
-// next attempt is due.
+// storm but backs off: it is tried again and again, each attempt at least
+// the watch's backoff after the failure before it (1s, then 2s, then
+// 4s: doubling), and status.nextAttemptTime says when the next one is due.
 func TestFailingDriftCorrectionBacksOff(t *testing.T) {
 	t.Parallel()
 	metricsAddr := freeAddr(t)
-	env, ns, _ := appFixture(t, backoffWatches(), "--metrics-bind-address", metricsAddr)
+	env, ns, _ := appFixture(t, backoffWatches(t), "--metrics-bind-address", metricsAddr)
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "stuck", map[string]any{"replicas": 1})); err != nil {
 		t.Fatal(err)
@@ -46,38 +77,62 @@ func TestFailingDriftCorrectionBacksOff(t *testing.T) {
 	if err := env.Client.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "stuck-config"}}); err != nil {
 		t.Fatal(err)
 	}
-	failures := func() (int, error) {
-		return counter("http://"+metricsAddr+"/metrics", `chartkeeper_helm_actions_total{action="CorrectDrift",result="failure"}`)
-	}
-	testenv.Eventually(t, time.Minute, func(context.Context) error {
-		if n, err := failures(); err != nil || n == 0 {
-			return fmt.Errorf("no failed correction yet (%d, %v)", n, err)
+	// Four failed corrections in a row: three waits of the backoff.
+	const attempts = 4
+	var u *unstructured.Unstructured
+	var st api.Status
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		var err error
+		if u, st, err = getApp(ctx, env, ns, "stuck"); err != nil {
+			return err
+		}
+		if st.BackoffOf != "CorrectDrift" || st.BackoffFailures < attempts {
+			return fmt.Errorf("backoffOf %q after %d failures, want CorrectDrift after %d", st.BackoffOf, st.BackoffFailures, attempts)
 		}
 		return nil
 	})
-	// Two minutes of a correction that cannot succeed: a handful of
-	// attempts, not one every 200 ms.
-	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(2 * time.Second) {
-		n, err := failures()
-		if err != nil {
-			t.Fatal(err)
+	// status.history holds the failed corrections, newest first: the
+	// newest is failure number st.BackoffFailures. Each one started at
+	// least the backoff of the failures before it after the one before
+	// failed. (The status keeps whole seconds; truncating both ends of a
+	// wait of at least a whole number of seconds never makes it shorter
+	// than that number, so the check is exact, whatever the load.)
+	var failed []api.Attempt
+	for _, at := range st.History {
+		if at.Action != "CorrectDrift" {
+			break
 		}
-		if n >= 10 {
-			t.Fatalf("%d failed drift corrections in less than 2 minutes: retried without backoff", n)
+		if at.Result != api.AttemptFailed || at.Reason != api.ReasonDriftCorrectionFailed {
+			t.Fatalf("attempt %+v, want a failed correction", at)
+		}
+		failed = append(failed, at)
+	}
+	if len(failed) < attempts {
+		t.Fatalf("status.history holds %d failed corrections after %d failures: %+v", len(failed), st.BackoffFailures, st.History)
+	}
+	for i := 0; i+1 < len(failed); i++ {
+		n := st.BackoffFailures - i - 1 // failures before failed[i]
+		gap := failed[i].StartedAt.Sub(failed[i+1].FinishedAt.Time)
+		t.Logf("correction %d started %s after correction %d failed", n+1, gap, n)
+		if want := backoffAfter(n); gap < want {
+			t.Errorf("correction %d started %s after the failure of correction %d, want at least %s (the backoff): retried without backoff", n+1, gap, n, want)
 		}
 	}
-	if n, _ := failures(); n < 2 {
-		t.Errorf("only %d attempts in 2 minutes: the correction is no longer retried", n)
-	}
-	u, st, err := getApp(ctx, env, ns, "stuck")
+	next, _, _ := unstructured.NestedString(u.Object, "status", "nextAttemptTime")
+	nextAt, err := time.Parse(time.RFC3339, next)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("status.nextAttemptTime %q: %v", next, err)
 	}
-	if next, _, _ := unstructured.NestedString(u.Object, "status", "nextAttemptTime"); next == "" {
-		t.Errorf("status.nextAttemptTime not set: %v", u.Object["status"])
+	if wait, want := nextAt.Sub(failed[0].FinishedAt.Time), backoffAfter(st.BackoffFailures); wait < want {
+		t.Errorf("status.nextAttemptTime %s is %s after the last failure, want at least %s (the backoff)", next, wait, want)
 	}
 	if c := condition(st, api.ConditionReleased); c.Reason != string(api.ReasonDriftCorrectionFailed) && c.Reason != string(api.ReasonBackoff) {
 		t.Errorf("Released %+v, want the failed correction or its backoff", c)
+	}
+	// The failures are counted where a person monitoring looks.
+	n, err := counter("http://"+metricsAddr+"/metrics", `chartkeeper_helm_actions_total{action="CorrectDrift",result="failure"}`)
+	if err != nil || n < st.BackoffFailures {
+		t.Errorf("chartkeeper_helm_actions_total of failed corrections %d (%v), want at least %d", n, err, st.BackoffFailures)
 	}
 }
 
@@ -91,8 +146,9 @@ func TestFailingBeforeUninstallHookHoldsDeletionUntilSkipped(t *testing.T) {
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())
 	ns := env.Namespace(t)
+	watchesFile := backoffWatches(t)
 	startBinaryEnv(t, buildBinary(t, "./test/e2e/testdata/hookfail"), []string{"WATCH_NAMESPACE=" + ns},
-		operatorKubeconfig(t, env, backoffWatches()), backoffWatches(), "--metrics-bind-address", "0")
+		operatorKubeconfig(t, env, watchesFile), watchesFile, "--metrics-bind-address", "0")
 	ctx := context.Background()
 	t.Cleanup(func() { releaseFinalizer(t, env, ns, "held") }) // runs before the operator stops
 
@@ -118,18 +174,30 @@ func TestFailingBeforeUninstallHookHoldsDeletionUntilSkipped(t *testing.T) {
 		}
 		return nil
 	})
-	// Held: the resource, its finalizer and its release stay.
-	time.Sleep(10 * time.Second)
-	u, _, err := getApp(ctx, env, ns, "held")
-	if err != nil {
-		t.Fatalf("the resource went although its BeforeUninstall hook failed: %v", err)
-	}
-	if len(u.GetFinalizers()) == 0 {
-		t.Fatal("finalizer gone")
-	}
-	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "held-config"}, &corev1.ConfigMap{}); err != nil {
-		t.Fatalf("released ConfigMap: %v", err)
-	}
+	// Held: while the hook is tried again (after its backoff) and fails
+	// again, the resource, its finalizer and its release stay.
+	const attempts = 3
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		u, st, err := getApp(ctx, env, ns, "held")
+		if apierrors.IsNotFound(err) {
+			t.Fatalf("the resource went although its BeforeUninstall hook failed")
+		}
+		if err != nil {
+			return err
+		}
+		if len(u.GetFinalizers()) == 0 {
+			t.Fatal("finalizer gone")
+		}
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "held-config"}, &corev1.ConfigMap{}); apierrors.IsNotFound(err) {
+			t.Fatal("the released ConfigMap went although the BeforeUninstall hook failed")
+		} else if err != nil {
+			return err
+		}
+		if st.BackoffOf != "BeforeUninstall" || st.BackoffFailures < attempts {
+			return fmt.Errorf("backoffOf %q after %d failures, want BeforeUninstall after %d", st.BackoffOf, st.BackoffFailures, attempts)
+		}
+		return nil
+	})
 
 	patch := []byte(`{"metadata":{"annotations":{"chartkeeper.dev/skip-uninstall-hooks":"true"}}}`)
 	if err := env.Client.Patch(ctx, newApp(ns, "held", nil), client.RawPatch(types.MergePatchType, patch)); err != nil {

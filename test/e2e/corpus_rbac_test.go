@@ -15,6 +15,10 @@ import (
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
+// clusterRBACGroup is TestPackagedChartWithClusterRBAC's group: not the
+// corpus walk's (walkGroup), whose GizmoController CRD it would share.
+const clusterRBACGroup = "rbac.corpus.chartkeeper.dev"
+
 // A chart that installs a controller with cluster-wide RBAC (a
 // ClusterRole with resourceNames and nonResourceURLs, a namespaced Role,
 // an aggregated ClusterRole fed by labelled roles, a CRD in crds/) is
@@ -23,12 +27,21 @@ import (
 // ClusterRole: create-api opened the watch's scope to cluster-scoped
 // objects and said why, and the generated role holds what the chart's
 // roles grant (the API server's escalation check passes).
+//
+// It runs beside the corpus walk, which packages the same chart: its kind
+// is of a group of its own (clusterRBACGroup), so that its CRD is its own,
+// and the chart's cluster-scoped objects carry the release's namespace in
+// their names. The CRD the chart ships (gizmos.corpus.chartkeeper.dev) is
+// the same in both and no custom resource of it is made: chartkeeper
+// creates it when missing and leaves it alone when there, terminating or
+// not, and each test deletes it after its own operator stopped.
 func TestPackagedChartWithClusterRBAC(t *testing.T) {
+	t.Parallel()
 	env := testenv.Cluster(t)
 	ctx := context.Background()
 	proj := t.TempDir()
 	chart := filepath.Join(testenv.RepoRoot(), "test", "corpus", "gizmo-controller")
-	out := chartkeeper(t, 0, "create-api", "--chart", chart, "--group", "corpus.chartkeeper.dev", "--version", "v1alpha1",
+	out := chartkeeper(t, 0, "create-api", "--chart", chart, "--group", clusterRBACGroup, "--version", "v1alpha1",
 		"--kind", "GizmoController", "--project-dir", proj)
 	for _, want := range []string{"scope.clusterScoped", "ClusterRole", "ClusterRoleBinding"} {
 		if !strings.Contains(out, want) {
@@ -43,7 +56,7 @@ func TestPackagedChartWithClusterRBAC(t *testing.T) {
 		t.Fatalf("the watch's scope is not open to cluster-scoped objects: %+v", ws)
 	}
 	// A second run changes nothing.
-	if again := chartkeeper(t, 0, "create-api", "--chart", chart, "--group", "corpus.chartkeeper.dev", "--version", "v1alpha1",
+	if again := chartkeeper(t, 0, "create-api", "--chart", chart, "--group", clusterRBACGroup, "--version", "v1alpha1",
 		"--kind", "GizmoController", "--project-dir", proj); strings.Contains(again, "created") || strings.Contains(again, "updated") {
 		t.Errorf("second create-api changed files:\n%s", again)
 	}

@@ -23,7 +23,10 @@ import (
 // upgrade left no record: the live Service port was in no stored revision,
 // and every later merge added the desired port next to it.
 func TestKillMidUpgradeLeavesItsRecord(t *testing.T) {
-	env, ns, watchesFile, first := crashFixture(t)
+	// Serial (see crashWatches): it waits the action timeout out, which
+	// an action on 150 ConfigMaps must not reach.
+	watchesFile := crashWatches()
+	env, ns, first := crashFixture(t, watchesFile)
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "big", map[string]any{"configMaps": 150})); err != nil {
 		t.Fatal(err)
@@ -39,7 +42,7 @@ func TestKillMidUpgradeLeavesItsRecord(t *testing.T) {
 	}
 	patchSpec(t, env, ns, "big", map[string]any{"data": "v3", "configMaps": 150, "port": 9090})
 
-	startOperator(t, env, watchesFile)
+	restartConfined(t, env, ns, watchesFile)
 	t.Cleanup(func() { deleteApps(t, env, ns) })
 	testenv.Eventually(t, 3*time.Minute, func(ctx context.Context) error {
 		if st := latestReleaseStatus(t, env, ns, "big"); st != "deployed" {
@@ -68,7 +71,12 @@ func TestKillMidUpgradeLeavesItsRecord(t *testing.T) {
 // revision on record; the resource deleted meanwhile goes, and so does
 // every object.
 func TestKillMidInstallLeavesItsRecord(t *testing.T) {
-	env, ns, watchesFile, first := crashFixture(t)
+	// Nothing here waits for the action timeout (a deleted resource is
+	// uninstalled, pending or not): it is long enough for an install or
+	// uninstall of 150 ConfigMaps under the load of the parallel tests.
+	t.Parallel()
+	watchesFile := crashWatchesWithTimeout(t, 5*time.Minute)
+	env, ns, first := crashFixture(t, watchesFile)
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "half", map[string]any{"configMaps": 150})); err != nil {
 		t.Fatal(err)
@@ -82,8 +90,8 @@ func TestKillMidInstallLeavesItsRecord(t *testing.T) {
 	if err := env.Client.Delete(ctx, newApp(ns, "half", nil)); err != nil {
 		t.Fatal(err)
 	}
-	startOperator(t, env, watchesFile)
-	waitGone(t, env, appGVK, ns, "half", time.Minute)
+	restartConfined(t, env, ns, watchesFile)
+	waitGone(t, env, appGVK, ns, "half", 2*time.Minute)
 	testenv.Eventually(t, time.Minute, func(context.Context) error {
 		if n := releasedConfigMapData(t, env, ns); len(n) > 0 {
 			return fmt.Errorf("released ConfigMaps left behind: %v", n)
@@ -96,10 +104,10 @@ func TestKillMidInstallLeavesItsRecord(t *testing.T) {
 }
 
 // killWhen SIGKILLs the operator as soon as cond holds (polled every 5 ms
-// for at most a minute).
+// for at most two minutes: an install under load is slow to start).
 func killWhen(t *testing.T, p *process, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("never saw %s", what)
 		}

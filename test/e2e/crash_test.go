@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -27,7 +28,10 @@ import (
 // record the revision pending: without hooks it is recorded once, with its
 // outcome; see crash_norecord_test.go.)
 func TestUnlockAfterKillDuringUpgrade(t *testing.T) {
-	env, ns, watchesFile, first := crashFixture(t)
+	// Serial (see crashWatches): it waits the action timeout out, which
+	// an action on 150 ConfigMaps must not reach.
+	watchesFile := crashWatches()
+	env, ns, first := crashFixture(t, watchesFile)
 	ctx := context.Background()
 	// 150 ConfigMaps make the upgrade take long enough to be caught pending.
 	if err := env.Client.Create(ctx, newApp(ns, "big", map[string]any{"configMaps": 150, "hook": true})); err != nil {
@@ -55,7 +59,7 @@ func TestUnlockAfterKillDuringUpgrade(t *testing.T) {
 		t.Fatalf("after the kill the latest revision is %q, want it left pending-upgrade", st)
 	}
 
-	startOperator(t, env, watchesFile)
+	restartConfined(t, env, ns, watchesFile)
 	t.Cleanup(func() { deleteApps(t, env, ns) })
 	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
 		_, st, err := getApp(ctx, env, ns, "big")
@@ -80,14 +84,60 @@ func TestUnlockAfterKillDuringUpgrade(t *testing.T) {
 	waitReady(t, env, ns, "big", 0)
 }
 
-// crashFixture: the App CRD, a namespace and an operator whose watches
-// take a pending revision as abandoned after 15 s (watches-unlock.yaml).
-func crashFixture(t *testing.T) (env *testenv.Env, ns, watchesFile string, op *process) {
+// crashFixture: the App CRD, a namespace and an operator on watchesFile
+// confined to the namespace (WATCH_NAMESPACE), as is the one
+// restartConfined starts after it: what other tests do or leave in theirs
+// never reaches them. The CRD comes from testWatches(), as appFixture's,
+// so that every test applies the same one.
+func crashFixture(t *testing.T, watchesFile string) (*testenv.Env, string, *process) {
 	t.Helper()
-	env = testenv.Cluster(t)
-	watchesFile = filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-unlock.yaml")
-	installCRDs(t, env, watchesFile)
-	return env, env.Namespace(t), watchesFile, startOperator(t, env, watchesFile)
+	env := testenv.Cluster(t)
+	installCRDs(t, env, testWatches())
+	ns := env.Namespace(t)
+	return env, ns, restartConfined(t, env, ns, watchesFile)
+}
+
+// crashWatches is watches-unlock.yaml: a pending revision is taken as
+// abandoned once it was last written longer than the action timeout, 15 s,
+// ago, and that timeout bounds every action. The tests that wait it out
+// after a kill stay serial: an action on their 150 ConfigMaps takes a
+// second or two alone, but took up to a minute under the load of the
+// parallel tests (the install timed out, and they failed); a timeout
+// long enough for that load would make each wait minutes long.
+func crashWatches() string {
+	return filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-unlock.yaml")
+}
+
+// crashWatchesWithTimeout is crashWatches() with the action timeout set
+// to timeout, written to a directory of the test: for a test that never
+// waits it out and runs in parallel, a timeout no action of its own
+// reaches under load.
+func crashWatchesWithTimeout(t *testing.T, timeout time.Duration) string {
+	t.Helper()
+	w := string(readFile(t, crashWatches()))
+	chart := filepath.Join(filepath.Dir(crashWatches()), "charts", "app")
+	for from, to := range map[string]string{
+		"\n  chart: charts/app\n": fmt.Sprintf("\n  chart: %q\n", chart),
+		"\n  timeout: 15s\n":      fmt.Sprintf("\n  timeout: %s\n", timeout),
+	} {
+		if strings.Count(w, from) != 1 {
+			t.Fatalf("%s does not hold %q once:\n%s", crashWatches(), from, w)
+		}
+		w = strings.Replace(w, from, to, 1)
+	}
+	file := filepath.Join(t.TempDir(), "watches.yaml")
+	if err := os.WriteFile(file, []byte(w), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// restartConfined starts an operator on watchesFile confined to ns (the
+// next one, once a test stopped or killed the one before), with no
+// metrics endpoint, and returns once it is ready.
+func restartConfined(t *testing.T, env *testenv.Env, ns, watchesFile string) *process {
+	t.Helper()
+	return startConfined(t, env, ns, watchesFile, "--metrics-bind-address", "0")
 }
 
 // latestReleaseStatus returns the status label of the newest revision.
@@ -122,6 +172,7 @@ func releaseSecrets(t *testing.T, env *testenv.Env, ns, name string) []corev1.Se
 // UID, same resourceVersion, same generation for the Deployment, whose
 // status the Pod replacement updates).
 func TestAppKeepsRunningWithoutTheOperator(t *testing.T) {
+	t.Parallel()
 	env, ns, op := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "calm", map[string]any{"replicas": 2, "configMaps": 2})); err != nil {
@@ -201,7 +252,7 @@ func TestAppKeepsRunningWithoutTheOperator(t *testing.T) {
 		}
 	}
 	// Deleting the App needs an operator to remove the finalizer.
-	startOperator(t, env, testWatches())
+	restartConfined(t, env, ns, testWatches())
 	deleteApps(t, env, ns)
 }
 
@@ -251,6 +302,7 @@ func releasedSnapshot(t *testing.T, env *testenv.Env, ns string) map[string]stri
 // against the last deployed revision and never sees them) are deleted;
 // look-alikes that are not the release's own are left alone.
 func TestLeftoversArePruned(t *testing.T) {
+	t.Parallel()
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "web", map[string]any{"configMaps": 1})); err != nil {

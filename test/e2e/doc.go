@@ -13,6 +13,13 @@
 // Go runs the other tests first, one at a time, then the parallel ones
 // together (go test -parallel, set by hack/test.sh). Tests that run an
 // operator over all namespaces on a shared kind, restart or replace shared
-// CRDs, deploy and undeploy the operator, or count their operator's API
-// requests (a measurement is taken alone) stay serial.
+// CRDs, deploy and undeploy the operator, count their operator's API
+// requests against limits that load can exceed, or must wait out an
+// action timeout that load would make their own actions overrun, stay
+// serial. A confined operator that must make exactly zero requests over
+// an idle window (read from its own metrics) may run in parallel: load
+// cannot add requests to nothing.
+//
+// TestMain starts building the operator binaries at once (buildBinary
+// waits for them), so the links run beside the serial tests.
 package e2e

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,7 +18,27 @@ import (
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if !testing.Short() {
+		// Every binary the cluster tests run is built at once, in the
+		// background: the builds (each links a whole operator) then use
+		// the CPUs while the serial tests, which mostly wait for the
+		// cluster, run, not beside the parallel ones. buildBinary waits
+		// for them.
+		for _, pkg := range prebuilt {
+			prebuilds.Go(func() { prebuild(pkg) })
+		}
+	}
+	testenv.Main(m, prebuilds.Wait) // no build outlives the tests
+}
+
+// prebuilds are TestMain's background builds.
+var prebuilds sync.WaitGroup
+
+// prebuilt are the commands TestMain starts building: the operator, and
+// the builds of it with test hooks.
+var prebuilt = []string{"./cmd/chartkeeper", "./test/e2e/testdata/hookfail", "./test/e2e/testdata/redactop"}
 
 // builds holds one build per package path (a *build).
 var builds sync.Map
@@ -35,11 +56,24 @@ func operatorBinary(t *testing.T) string { return buildBinary(t, "./cmd/chartkee
 // once per test binary and returns the binary's path.
 func buildBinary(t *testing.T, pkg string) string {
 	t.Helper()
+	b := prebuild(pkg)
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// prebuild builds the command in pkg once per test binary (a second
+// caller waits for the first's build) and returns the build.
+func prebuild(pkg string) *build {
 	v, _ := builds.LoadOrStore(pkg, &build{})
 	b := v.(*build)
 	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", "chartkeeper-e2e-bin-")
-		if err != nil {
+		// Kept in the repository's tmp/ (as make test keeps its fuzz
+		// binaries): go build links again only when a source changed,
+		// and nothing is left in the system's temporary directory.
+		dir := filepath.Join(testenv.RepoRoot(), "tmp", "e2e-bin", filepath.Clean(pkg))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			b.err = err
 			return
 		}
@@ -50,10 +84,7 @@ func buildBinary(t *testing.T, pkg string) string {
 			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
 	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
+	return b
 }
 
 // freeAddr returns a free loopback address no other caller got.

@@ -73,6 +73,7 @@ func parseDockerfile(text string) []dockerStage {
 // non-root user (a Deployment's runAsNonRoot can only verify a numeric one)
 // on a base without a shell or package manager.
 func TestManagerImage(t *testing.T) {
+	t.Parallel() // no cluster: a build and a file of the repository
 	root := testenv.RepoRoot()
 	b, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
 	if err != nil {

@@ -21,7 +21,9 @@ import (
 // An object the chart marks helm.sh/resource-policy: keep outlives its
 // custom resource: it gets no ownerReference (the garbage collector would
 // delete it), deletion does not wait for it, and it is still there, with no
-// ownerReference, a minute later; what is not kept is gone.
+// ownerReference, once the garbage collector has acted on the resource's
+// deletion (a witness the test gave the resource as owner is gone); what
+// is not kept is gone.
 func TestKeptObjectsSurviveTheCustomResource(t *testing.T) {
 	t.Parallel()
 	env, ns, _ := appFixture(t, testWatches())
@@ -41,43 +43,75 @@ func TestKeptObjectsSurviveTheCustomResource(t *testing.T) {
 		}
 		return env.Client.Get(ctx, pvcKey, &corev1.PersistentVolumeClaim{})
 	})
-	pvc := &corev1.PersistentVolumeClaim{}
-	if err := env.Client.Get(ctx, pvcKey, pvc); err != nil {
+	// kept fails the test if the claim is gone, being deleted or owned;
+	// it returns the error of a read that failed otherwise.
+	kept := func(ctx context.Context) error {
+		t.Helper()
+		pvc := &corev1.PersistentVolumeClaim{}
+		if err := env.Client.Get(ctx, pvcKey, pvc); apierrors.IsNotFound(err) {
+			t.Fatalf("kept claim deleted: %v", err)
+		} else if err != nil {
+			return err
+		}
+		if pvc.DeletionTimestamp != nil || len(pvc.OwnerReferences) > 0 {
+			t.Fatalf("kept claim is being deleted (%v) or owned (%+v)", pvc.DeletionTimestamp, pvc.OwnerReferences)
+		}
+		return nil
+	}
+	if err := kept(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if len(pvc.OwnerReferences) > 0 {
-		t.Errorf("kept claim has ownerReferences %+v", pvc.OwnerReferences)
-	}
+	// The witness: an object of the test's own that the App owns. The
+	// garbage collector deletes it once the App is gone, as it would the
+	// claim if the claim had the App as owner.
+	witness := gcWitness(t, env, ns, "keep")
 
 	if err := env.Client.Delete(ctx, newApp(ns, "keep", nil)); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		if err := kept(ctx); err != nil {
+			return err
+		}
 		if _, _, err := getApp(ctx, env, ns, "keep"); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("App still there (err=%v)", err)
 		}
 		return nil
 	})
-	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "keep-config"}, &corev1.ConfigMap{})
-		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("ConfigMap keep-config not deleted (err=%v)", err)
+	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		if err := kept(ctx); err != nil {
+			return err
+		}
+		for _, name := range []string{"keep-config", witness} {
+			err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &corev1.ConfigMap{})
+			if !apierrors.IsNotFound(err) {
+				return fmt.Errorf("ConfigMap %s not deleted (err=%v)", name, err)
+			}
 		}
 		return nil
 	})
-	// The claim stays: checked for a minute (the garbage collector acts
-	// within seconds of the owner's deletion).
-	until := time.Now().Add(time.Minute)
-	for time.Now().Before(until) {
-		pvc := &corev1.PersistentVolumeClaim{}
-		if err := env.Client.Get(ctx, pvcKey, pvc); err != nil {
-			t.Fatalf("kept claim: %v", err)
-		}
-		if pvc.DeletionTimestamp != nil || len(pvc.OwnerReferences) > 0 {
-			t.Fatalf("kept claim is being deleted (%v) or owned (%+v)", pvc.DeletionTimestamp, pvc.OwnerReferences)
-		}
-		time.Sleep(5 * time.Second)
+	// The operator let the App go (its uninstall is over) and the garbage
+	// collector has acted on its deletion: the claim stays.
+	if err := kept(ctx); err != nil {
+		t.Fatal(err)
 	}
+}
+
+// gcWitness creates a ConfigMap owned by the App name (an ownerReference to
+// it, as the operator gives what it releases) and returns its name.
+func gcWitness(t *testing.T, env *testenv.Env, ns, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	app, _, err := getApp(ctx, env, ns, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-gc-witness",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: appGVK.GroupVersion().String(), Kind: appGVK.Kind, Name: name, UID: app.GetUID()}}}}
+	if err := env.Client.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	return cm.Name
 }
 
 // An install that fails with an error longer than an Event may hold
@@ -122,8 +156,9 @@ func TestLongFailureMessagesStillMakeEvents(t *testing.T) {
 // A spec change that drops a kept object (helm.sh/resource-policy: keep)
 // from the chart leaves the object in place: Helm's upgrade keeps it, and
 // chartkeeper's prune of leftovers, which looks at ConfigMaps since the
-// release still holds some, does not delete it either, however many
-// in-sync steps follow.
+// release still holds some, does not delete it either, in any of the
+// in-sync steps that follow (three, requested with
+// chartkeeper.dev/reconcile-requested-at: each looks for leftovers).
 func TestKeptObjectSurvivesItsRemovalFromTheChart(t *testing.T) {
 	t.Parallel()
 	env, ns, _ := appFixture(t, testWatches())
@@ -150,10 +185,28 @@ func TestKeptObjectSurvivesItsRemovalFromTheChart(t *testing.T) {
 	})
 	patchSpec(t, env, ns, "dropkeep", map[string]any{"keptConfig": false})
 	waitReady(t, env, ns, "dropkeep", 2)
-	// In sync at revision 2: steps keep looking for leftovers. The ConfigMap
-	// stays, the same object, for 30s.
-	until := time.Now().Add(30 * time.Second)
-	for i := 0; time.Now().Before(until) && i < 20; i++ {
+	// In sync at revision 2: each step looks for leftovers, and would prune
+	// the ConfigMap (Event Pruned) before it records the request it
+	// handled. The ConfigMap stays, the same object, step after step.
+	for i := 1; i <= 3; i++ {
+		requested := fmt.Sprintf("%s-%d", time.Now().UTC().Format(time.RFC3339Nano), i)
+		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, api.AnnotationReconcileRequestedAt, requested))
+		if err := env.Client.Patch(ctx, newApp(ns, "dropkeep", nil), client.RawPatch(types.MergePatchType, patch)); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+			_, st, err := getApp(ctx, env, ns, "dropkeep")
+			if err != nil {
+				return err
+			}
+			if st.LastHandledReconcileAt != requested {
+				return fmt.Errorf("reconcile request %s not handled yet (last: %q)", requested, st.LastHandledReconcileAt)
+			}
+			if st.Release == nil || st.Release.Revision != 2 {
+				return fmt.Errorf("handled at %+v, want revision 2", st.Release)
+			}
+			return nil
+		})
 		cm := &corev1.ConfigMap{}
 		if err := env.Client.Get(ctx, key, cm); err != nil {
 			t.Fatalf("kept ConfigMap dropped from the chart: %v", err)
@@ -170,6 +223,5 @@ func TestKeptObjectSurvivesItsRemovalFromTheChart(t *testing.T) {
 				t.Fatalf("kept ConfigMap pruned: %s", ev.Note)
 			}
 		}
-		time.Sleep(3 * time.Second)
 	}
 }

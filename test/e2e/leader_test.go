@@ -27,8 +27,11 @@ const (
 // Two replicas with leader election: only the leader reconciles; when it is
 // killed (SIGKILL: it cannot release the Lease) the standby takes over
 // within the lease time, and every spec change still makes exactly one
-// revision: nothing is done twice.
+// revision: nothing is done twice. Both replicas are confined to the
+// test's namespace (WATCH_NAMESPACE: App is other tests' kind too); the
+// Lease, the ServiceAccount and its role are the test's own.
 func TestLeaderElectionHandsOver(t *testing.T) {
+	t.Parallel()
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())
 	ns := env.Namespace(t)
@@ -40,7 +43,7 @@ func TestLeaderElectionHandsOver(t *testing.T) {
 	}
 	startReplica := func() replica {
 		m := freeAddr(t)
-		p := startOperatorAs(t, id.kubeconfig, testWatches(), "--metrics-bind-address", m,
+		p := startOperatorEnv(t, []string{"WATCH_NAMESPACE=" + ns}, id.kubeconfig, testWatches(), "--metrics-bind-address", m,
 			"--leader-elect", "--leader-election-namespace", id.namespace, "--leader-election-id", "e2e-"+ns,
 			"--leader-elect-lease-duration", testLease.String(), "--leader-elect-renew-deadline", testRenew.String(),
 			"--leader-elect-retry-period", testRetry.String())

@@ -15,16 +15,22 @@ import (
 
 // chartkeeper run against a real cluster serves /healthz, /readyz,
 // /metrics and, when asked, pprof profiles on loopback, and stops cleanly
-// on SIGINT (Ctrl-C).
+// on SIGINT (Ctrl-C). The operator is confined to a namespace of its own
+// (WATCH_NAMESPACE): the bundled kinds are other tests' too.
 func TestOperatorServesProbesAndStopsCleanly(t *testing.T) {
+	t.Parallel()
 	env := testenv.Cluster(t)
+	watchesFile := filepath.Join(testenv.RepoRoot(), "watches.yaml")
+	installCRDs(t, env, watchesFile) // as every test of the bundled kinds applies them
+	ns := env.Namespace(t)
 	probe, metrics, pprof := freeAddr(t), freeAddr(t), freeAddr(t)
 	cmd := exec.Command(operatorBinary(t), "run",
 		"--kubeconfig", env.Kubeconfig,
-		"--watches-file", filepath.Join(testenv.RepoRoot(), "watches.yaml"),
+		"--watches-file", watchesFile,
 		"--health-probe-bind-address", probe,
 		"--metrics-bind-address", metrics,
 		"--pprof-bind-address", pprof)
+	cmd.Env = append(withoutEnv(os.Environ(), "WATCH_NAMESPACE"), "WATCH_NAMESPACE="+ns)
 	p := start(t, cmd)
 	for _, url := range []string{"http://" + probe + "/healthz", "http://" + probe + "/readyz", "http://" + metrics + "/metrics",
 		"http://" + pprof + "/debug/pprof/cmdline"} {
@@ -42,6 +48,7 @@ func TestOperatorServesProbesAndStopsCleanly(t *testing.T) {
 // A malformed watches file stops the operator before it touches a cluster,
 // with exit code 2 and a message naming the entry and field.
 func TestOperatorRejectsBadWatchesFile(t *testing.T) {
+	t.Parallel() // no cluster
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	content := "- group: apps.chartkeeper.dev\n  version: v1alpha1\n  kind: WebApp\n  chart: " +
 		filepath.Join(testenv.RepoRoot(), "charts", "webapp") + "\n- group: apps.chartkeeper.dev\n  version: v1alpha1\n  kind: Cache\n  chart: ./missing\n"
@@ -60,7 +67,14 @@ func TestOperatorRejectsBadWatchesFile(t *testing.T) {
 
 // make run: with no KUBECONFIG it brings up the local cluster and runs the
 // operator on it; with a KUBECONFIG that answers it uses that cluster.
+// On the shared cluster the operator make run starts is confined to a
+// namespace of its own by WATCH_NAMESPACE, which it inherits through make
+// and hack/run.sh (the bundled kinds are other tests' too); the CRDs make
+// run applies (config/crd/bases) are the ones every test of the bundled
+// kinds applies: their specs do not change. The local cluster make run
+// brings up is its own, in the subtest's temporary directory.
 func TestMakeRun(t *testing.T) {
+	t.Parallel()
 	env := testenv.Cluster(t)
 	operatorBinary(t) // fail early on a build error
 	cases := []struct {
@@ -73,6 +87,11 @@ func TestMakeRun(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			environ := withoutEnv(withoutEnv(os.Environ(), "KUBECONFIG"), "WATCH_NAMESPACE")
+			environ = append(environ, "KUBECONFIG="+tc.kubeconfig)
+			if tc.kubeconfig != "" {
+				environ = append(environ, "WATCH_NAMESPACE="+env.Namespace(t))
+			}
 			clusterDir := filepath.Join(t.TempDir(), "cluster")
 			t.Cleanup(func() {
 				if err := devcluster.Purge(clusterDir, nil); err != nil {
@@ -90,7 +109,7 @@ func TestMakeRun(t *testing.T) {
 				cmd := exec.Command("make", "--no-print-directory", "run", "CLUSTER_DIR="+clusterDir, "NODES=1",
 					"PROBE_ADDR="+probe, "METRICS_ADDR=0")
 				cmd.Dir = testenv.RepoRoot()
-				cmd.Env = append(withoutEnv(os.Environ(), "KUBECONFIG"), "KUBECONFIG="+tc.kubeconfig)
+				cmd.Env = environ
 				p = start(t, cmd)
 				if attempt == 2 || !probeTaken(p, probe) {
 					break

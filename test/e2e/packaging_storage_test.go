@@ -16,7 +16,10 @@ import (
 // measures the record, writes `storage: chunked` into the watch and says
 // so with the size; the sample then becomes Ready under an operator that
 // runs as a ServiceAccount bound only to the generated ClusterRole.
+// BoardBundle is the test's own kind (its CRD no other test makes): its
+// operator may watch all namespaces (doc.go: Parallel tests).
 func TestCreateAPIChoosesChunkedStorageForLargeRelease(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	dashboardsWatches(t, src, "", 1) // one 640 KiB dashboard: a record of about 1.5 MiB
 	chart := filepath.Join(src, "charts", "dashboards")
@@ -56,6 +59,7 @@ func TestCreateAPIChoosesChunkedStorageForLargeRelease(t *testing.T) {
 // schema's enum) gets a CRD that refuses the sample create-api would
 // write: create-api says which field, exits non-zero and writes nothing.
 func TestCreateAPIRefusesASampleItsCRDRefuses(t *testing.T) {
+	t.Parallel() // no cluster
 	proj := t.TempDir()
 	chart := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "charts", "loglevels")
 	out := chartkeeper(t, 1, "create-api", "--chart", chart, "--group", "test.chartkeeper.dev", "--version", "v1",

@@ -31,6 +31,11 @@ import (
 
 const foreignGroup = "foreign.chartkeeper.dev"
 
+// packagedGroup is TestPackagedForeignCharts' own group: its CRDs (Demo,
+// Memcached, ...) are created and deleted by that test alone, none shared
+// with another test's (TestCRDSchemaUpgrade's Memcached is foreignGroup's).
+const packagedGroup = "packaged.foreign.chartkeeper.dev"
+
 // foreignKind is a chart not written for chartkeeper, packaged as a kind.
 type foreignKind struct {
 	kind, chart string
@@ -61,8 +66,11 @@ func foreignKinds(t *testing.T) []foreignKind {
 // (twice: the second run changes nothing), their CRDs are accepted by the
 // API server and refuse what the charts' schemas refuse, and each sample
 // becomes Ready under an operator that runs with only the generated role
-// and relocates every image to a mirror with a pull secret.
+// and relocates every image to a mirror with a pull secret. The kinds
+// are the test's own (packagedGroup) and its operator is confined to its
+// namespace (WATCH_NAMESPACE).
 func TestPackagedForeignCharts(t *testing.T) {
+	t.Parallel()
 	env := testenv.Cluster(t)
 	ctx := context.Background()
 	proj := t.TempDir()
@@ -71,7 +79,7 @@ func TestPackagedForeignCharts(t *testing.T) {
 	for round := 1; round <= 2; round++ {
 		before := treeDigest(t, proj)
 		for _, k := range kinds {
-			out := chartkeeper(t, 0, "create-api", "--chart", k.chart, "--group", foreignGroup, "--version", "v1alpha1",
+			out := chartkeeper(t, 0, "create-api", "--chart", k.chart, "--group", packagedGroup, "--version", "v1alpha1",
 				"--kind", k.kind, "--project-dir", proj)
 			if round == 2 && (strings.Contains(out, "created") || strings.Contains(out, "updated")) {
 				t.Errorf("second create-api of %s changed files:\n%s", k.kind, out)
@@ -86,7 +94,7 @@ func TestPackagedForeignCharts(t *testing.T) {
 	crds := applyCRDs(t, env, filepath.Join(proj, "config", "crd", "bases"))
 	ns := env.Namespace(t)
 	for _, k := range kinds {
-		gvk := schema.GroupVersionKind{Group: foreignGroup, Version: "v1alpha1", Kind: k.kind}
+		gvk := schema.GroupVersionKind{Group: packagedGroup, Version: "v1alpha1", Kind: k.kind}
 		err := env.Client.Create(ctx, newCR(gvk, ns, "bad", k.bad))
 		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), k.badField) {
 			t.Errorf("%s: the API server took %v (want it refused naming %s): %v", k.kind, k.bad, k.badField, err)
@@ -94,7 +102,8 @@ func TestPackagedForeignCharts(t *testing.T) {
 	}
 
 	const mirror = "mirror.e2e.local:5000/hub"
-	startOperator(t, env, filepath.Join(proj, "watches.yaml"), "--image-registry", mirror, "--image-pull-secret", "mirror-pull")
+	startConfined(t, env, ns, filepath.Join(proj, "watches.yaml"), "--metrics-bind-address", "0",
+		"--image-registry", mirror, "--image-pull-secret", "mirror-pull")
 	t.Cleanup(func() { deleteAll(t, env, ns, crds) })
 	samples := readSampleCRs(t, filepath.Join(proj, "config", "samples"))
 	for _, s := range samples {
@@ -131,6 +140,7 @@ func TestPackagedForeignCharts(t *testing.T) {
 // for each chart with its defaults and each sample (an independent
 // renderer), and --relocated maps each to the mirror.
 func TestImagesMatchRenderedManifests(t *testing.T) {
+	t.Parallel() // no cluster: create-api, helm template and images read files
 	proj := t.TempDir()
 	for _, k := range foreignKinds(t) {
 		chartkeeper(t, 0, "create-api", "--chart", k.chart, "--group", foreignGroup, "--version", "v1alpha1", "--kind", k.kind, "--project-dir", proj)
@@ -237,7 +247,21 @@ func applyCRDs(t *testing.T, env *testenv.Env, dir string) []schema.GroupVersion
 		}
 		waitEstablished(t, env, crd.Name)
 	}
+	for _, gvk := range out {
+		waitMapped(t, env, gvk)
+	}
 	return out
+}
+
+// waitMapped waits until the test client can map gvk: discovery can still
+// lack a kind whose CRD was just Established, and then the client's mapper
+// answers "no matches for kind" (a group another test made known earlier).
+func waitMapped(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind) {
+	t.Helper()
+	testenv.Eventually(t, 30*time.Second, func(context.Context) error {
+		_, err := env.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+		return err
+	})
 }
 
 func waitEstablished(t *testing.T, env *testenv.Env, name string) {

@@ -21,6 +21,10 @@ import (
 // only in values.yaml, keeps those keys, and still refuses a wrong type on
 // a declared key with the field named.
 func TestPartialSchemaCRDTakesUndeclaredKeys(t *testing.T) {
+	// Its one cluster-scoped object is the CRD kvstores.foreign.chartkeeper.dev,
+	// which no other test makes (the corpus walk's KVStore is of its own
+	// group); it runs no operator.
+	t.Parallel()
 	env := testenv.Cluster(t)
 	ctx := context.Background()
 	proj := t.TempDir()

@@ -41,8 +41,11 @@ func TestSelectorConfinesTheWatch(t *testing.T) {
 
 // Two operators with disjoint selectors split the custom resources: each
 // releases its own shard, and a change in one shard waits for its own
-// operator, never taken up by the other.
+// operator, never taken up by the other. Both operators are confined to
+// the test's namespace (WATCH_NAMESPACE): other tests' Apps, labelled with
+// shards too (TestSelectorConfinesTheWatch), are out of their reach.
 func TestShardsSplitTheResources(t *testing.T) {
+	t.Parallel()
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())
 	ns := env.Namespace(t)
@@ -50,8 +53,11 @@ func TestShardsSplitTheResources(t *testing.T) {
 	shardFile := func(s string) string {
 		return filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-shard-"+s+".yaml")
 	}
-	startOperator(t, env, shardFile("a"))
-	b := startOperator(t, env, shardFile("b"))
+	startShard := func(s string) *process {
+		return startConfined(t, env, ns, shardFile(s), "--metrics-bind-address", "0")
+	}
+	startShard("a")
+	b := startShard("b")
 	names := map[string]string{"a1": "a", "a2": "a", "b1": "b", "b2": "b"}
 	for name, shard := range names {
 		app := newApp(ns, name, map[string]any{"data": "v1"})
@@ -64,12 +70,14 @@ func TestShardsSplitTheResources(t *testing.T) {
 		waitReady(t, env, ns, name, 1)
 	}
 
-	// With shard b's operator stopped, a change in each shard: only a's is released.
+	// With shard b's operator stopped, a change in each shard: only a's is
+	// released. b1 is changed first: had shard a's operator seen it, it would
+	// have had it before a1's change.
 	if err := b.interrupt(t, 30*time.Second); err != nil {
 		t.Fatalf("stopping shard b's operator: %v", err)
 	}
-	patchSpec(t, env, ns, "a1", map[string]any{"data": "v2"})
 	patchSpec(t, env, ns, "b1", map[string]any{"data": "v2"})
+	patchSpec(t, env, ns, "a1", map[string]any{"data": "v2"})
 	waitReady(t, env, ns, "a1", 2)
 	time.Sleep(3 * time.Second) // time for a wrong operator to pick b1 up
 	u, st, err := getApp(ctx, env, ns, "b1")
@@ -81,7 +89,7 @@ func TestShardsSplitTheResources(t *testing.T) {
 			st.ObservedGeneration, u.GetGeneration(), len(releaseSecrets(t, env, ns, "b1")))
 	}
 
-	startOperator(t, env, shardFile("b"))
+	startShard("b")
 	waitReady(t, env, ns, "b1", 2)
 	for name, want := range map[string]int{"a1": 2, "a2": 1, "b1": 2, "b2": 1} {
 		if got := len(releaseSecrets(t, env, ns, name)); got != want {

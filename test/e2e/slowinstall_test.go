@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,14 +16,16 @@ import (
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
-// A first install that is not Ready within the readiness timeout (15s
+// A first install that is not Ready within the readiness timeout (3s
 // here; its Pods ask for a node that does not exist) says so, Ready
 // False ReadinessTimeout, and keeps waiting: over a window of several
-// timeouts its revision 1 is the same Secret (never uninstalled and
-// installed again), and no uninstall is recorded.
+// timeouts, and when the operator is asked to look at it again after
+// them, its revision 1 is the same Secret (never uninstalled and installed
+// again), and no uninstall is recorded.
 func TestSlowFirstInstallIsNotTornDown(t *testing.T) {
 	t.Parallel()
-	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-slowinstall.yaml")
+	const timeout = 3 * time.Second
+	watchesFile := appWatches(t, fmt.Sprintf("  remediation:\n    retries: 2\n    backoff: {initial: 1s, max: 2s}\n  readiness:\n    timeout: %s\n", timeout))
 	env, ns, _ := appFixture(t, watchesFile)
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "slow", map[string]any{"nodeSelector": map[string]any{"chartkeeper.dev/no-such-node": "true"}})); err != nil {
@@ -50,9 +51,11 @@ func TestSlowFirstInstallIsNotTornDown(t *testing.T) {
 		}
 		return nil
 	})
-	// Four more timeouts: the same revision 1, no uninstall, still waiting.
-	until := time.Now().Add(time.Minute)
-	for i := 0; time.Now().Before(until) && i < 30; i++ {
+	// Four more timeouts (and the backoff a remediation would wait), then
+	// a reconcile requested: the same revision 1, no uninstall, still
+	// waiting.
+	check := func() {
+		t.Helper()
 		sec := &corev1.Secret{}
 		if err := env.Client.Get(ctx, secretKey, sec); err != nil {
 			t.Fatalf("revision 1 of the release: %v", err)
@@ -79,13 +82,27 @@ func TestSlowFirstInstallIsNotTornDown(t *testing.T) {
 				t.Fatalf("the slow install was uninstalled: %s %s", ev.Reason, ev.Note)
 			}
 		}
-		time.Sleep(5 * time.Second)
 	}
+	for until := time.Now().Add(4 * timeout); time.Now().Before(until); time.Sleep(time.Second) {
+		check()
+	}
+	requested := time.Now().UTC().Format(time.RFC3339Nano)
+	patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, api.AnnotationReconcileRequestedAt, requested))
+	if err := env.Client.Patch(ctx, newApp(ns, "slow", nil), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		if _, st, err := getApp(ctx, env, ns, "slow"); err != nil || st.LastHandledReconcileAt != requested {
+			return fmt.Errorf("reconcile request %s not handled yet (%v)", requested, err)
+		}
+		return nil
+	})
+	check()
 	_, st, err := getApp(ctx, env, ns, "slow")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := condition(st, api.ConditionReady); c.Reason != string(api.ReasonReadinessTimeout) {
-		t.Errorf("Ready %+v, want reason %s", c, api.ReasonReadinessTimeout)
+	if c := condition(st, api.ConditionReady); c.Status != metav1.ConditionFalse || c.Reason != string(api.ReasonReadinessTimeout) {
+		t.Errorf("Ready %+v, want False %s", c, api.ReasonReadinessTimeout)
 	}
 }

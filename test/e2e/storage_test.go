@@ -23,18 +23,24 @@ import (
 var bigReleaseGVK = schema.GroupVersionKind{Group: "test.chartkeeper.dev", Version: "v1", Kind: "BigRelease"}
 
 // bigReleaseWatches writes a watches file for BigRelease over a copy of the
-// dashboards test chart with four 640 KiB dashboards (incompressible
+// dashboards test chart with three 700 KiB dashboards (incompressible
 // text, as a dashboard full of panel data is nearly): the release's stored
-// record (chart files and rendered manifest, gzipped) is over 3 MiB.
-// storage is the watch's storage field ("": left unset).
+// record (chart files and rendered manifest, gzipped) is about 3.5 MiB,
+// over 3 MiB. storage is the watch's storage field ("": left unset).
 func bigReleaseWatches(t *testing.T, storage string) string {
 	t.Helper()
-	return dashboardsWatches(t, t.TempDir(), storage, 4)
+	return sizedDashboardsWatches(t, t.TempDir(), storage, 3, 700<<10)
 }
 
 // dashboardsWatches writes watches.yaml and the chart with boards large
-// dashboards into dir (written again over a previous call's).
+// (640 KiB) dashboards into dir (written again over a previous call's).
 func dashboardsWatches(t *testing.T, dir, storage string, boards int) string {
+	t.Helper()
+	return sizedDashboardsWatches(t, dir, storage, boards, 640<<10)
+}
+
+// sizedDashboardsWatches is dashboardsWatches with dashboards of size bytes.
+func sizedDashboardsWatches(t *testing.T, dir, storage string, boards, size int) string {
 	t.Helper()
 	src := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "charts", "dashboards")
 	dst := filepath.Join(dir, "charts", "dashboards")
@@ -50,7 +56,7 @@ func dashboardsWatches(t *testing.T, dir, storage string, boards int) string {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	rnd := rand.New(rand.NewSource(17))
 	for i := range boards {
-		data := make([]byte, 640<<10)
+		data := make([]byte, size)
 		for j := range data {
 			data[j] = alphabet[rnd.Intn(len(alphabet))]
 		}
@@ -175,7 +181,7 @@ func TestChunkedStorageKeepsLargeRelease(t *testing.T) {
 	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "mon"}, svc); err != nil || svc.Spec.Ports[0].Port != 80 {
 		t.Errorf("service not at the last good port: %+v (err %v)", svc.Spec.Ports, err)
 	}
-	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "mon-big-3"}, cm); err != nil || cm.Annotations["grafana_folder"] != "Ops" {
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "mon-big-2"}, cm); err != nil || cm.Annotations["grafana_folder"] != "Ops" {
 		t.Errorf("dashboard not at the rolled-back revision: %v %v", cm.Annotations, err)
 	}
 

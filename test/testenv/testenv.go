@@ -41,9 +41,14 @@ var (
 	ownDir   string // set when this binary started its own cluster
 )
 
-// Main runs the tests and then stops the cluster this binary started, if any.
-func Main(m *testing.M) {
+// Main runs the tests, then each of after (waits for work the package
+// started in the background, say), then stops the cluster this binary
+// started, if any.
+func Main(m *testing.M, after ...func()) {
 	code := m.Run()
+	for _, f := range after {
+		f()
+	}
 	if ownDir != "" {
 		if err := devcluster.Purge(ownDir, nil); err != nil {
 			fmt.Fprintf(os.Stderr, "testenv: stopping the test cluster: %v\n", err)
