@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,20 +22,6 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
-
-// appWatches writes a watches file of the App kind (test/e2e/testdata's
-// charts/app) with policy (YAML fields of the watch, indented by two
-// spaces) to a directory of the test, and returns its path.
-func appWatches(t *testing.T, policy string) string {
-	t.Helper()
-	chart := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "charts", "app")
-	w := fmt.Sprintf("- group: test.chartkeeper.dev\n  version: v1\n  kind: App\n  chart: %q\n%s", chart, policy)
-	file := filepath.Join(t.TempDir(), "watches.yaml")
-	if err := os.WriteFile(file, []byte(w), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return file
-}
 
 // The backoff of the failures in this file: 1s doubling to 8s.
 const (

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -108,28 +107,15 @@ func crashWatches() string {
 	return filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-unlock.yaml")
 }
 
-// crashWatchesWithTimeout is crashWatches() with the action timeout set
-// to timeout, written to a directory of the test: for a test that never
+// crashWatchesWithTimeout is crashWatches()'s watch (same fields) with
+// the action timeout set to timeout, written to a directory of the test: for a test that never
 // waits it out and runs in parallel, a timeout no action of its own
 // reaches under load.
 func crashWatchesWithTimeout(t *testing.T, timeout time.Duration) string {
 	t.Helper()
-	w := string(readFile(t, crashWatches()))
-	chart := filepath.Join(filepath.Dir(crashWatches()), "charts", "app")
-	for from, to := range map[string]string{
-		"\n  chart: charts/app\n": fmt.Sprintf("\n  chart: %q\n", chart),
-		"\n  timeout: 15s\n":      fmt.Sprintf("\n  timeout: %s\n", timeout),
-	} {
-		if strings.Count(w, from) != 1 {
-			t.Fatalf("%s does not hold %q once:\n%s", crashWatches(), from, w)
-		}
-		w = strings.Replace(w, from, to, 1)
-	}
-	file := filepath.Join(t.TempDir(), "watches.yaml")
-	if err := os.WriteFile(file, []byte(w), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return file
+	return appWatches(t, fmt.Sprintf("  maxConcurrentReconciles: 4\n  maxHistory: 5\n"+
+		"  remediation:\n    retries: 2\n    backoff: {initial: 1s, max: 2s}\n"+
+		"  readiness:\n    timeout: 2m\n  timeout: %s\n", timeout))
 }
 
 // restartConfined starts an operator on watchesFile confined to ns (the

@@ -189,24 +189,10 @@ func TestKeptObjectSurvivesItsRemovalFromTheChart(t *testing.T) {
 	// the ConfigMap (Event Pruned) before it records the request it
 	// handled. The ConfigMap stays, the same object, step after step.
 	for i := 1; i <= 3; i++ {
-		requested := fmt.Sprintf("%s-%d", time.Now().UTC().Format(time.RFC3339Nano), i)
-		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, api.AnnotationReconcileRequestedAt, requested))
-		if err := env.Client.Patch(ctx, newApp(ns, "dropkeep", nil), client.RawPatch(types.MergePatchType, patch)); err != nil {
-			t.Fatal(err)
+		st := requestReconcile(t, env, ns, "dropkeep", fmt.Sprintf("%s-%d", time.Now().UTC().Format(time.RFC3339Nano), i))
+		if st.Release == nil || st.Release.Revision != 2 {
+			t.Fatalf("handled at %+v, want revision 2", st.Release)
 		}
-		testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-			_, st, err := getApp(ctx, env, ns, "dropkeep")
-			if err != nil {
-				return err
-			}
-			if st.LastHandledReconcileAt != requested {
-				return fmt.Errorf("reconcile request %s not handled yet (last: %q)", requested, st.LastHandledReconcileAt)
-			}
-			if st.Release == nil || st.Release.Revision != 2 {
-				return fmt.Errorf("handled at %+v, want revision 2", st.Release)
-			}
-			return nil
-		})
 		cm := &corev1.ConfigMap{}
 		if err := env.Client.Get(ctx, key, cm); err != nil {
 			t.Fatalf("kept ConfigMap dropped from the chart: %v", err)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
@@ -241,4 +242,42 @@ func waitGone(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, n
 		}
 		return nil
 	})
+}
+
+// requestReconcile asks for a reconcile of App name with token
+// (chartkeeper.dev/reconcile-requested-at), waits until the operator has
+// handled it (status.lastHandledReconcileAt) and returns that status.
+func requestReconcile(t *testing.T, env *testenv.Env, ns, name, token string) api.Status {
+	t.Helper()
+	patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, api.AnnotationReconcileRequestedAt, token))
+	if err := env.Client.Patch(context.Background(), newApp(ns, name, nil), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	var handled api.Status
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, st, err := getApp(ctx, env, ns, name)
+		if err != nil {
+			return err
+		}
+		if st.LastHandledReconcileAt != token {
+			return fmt.Errorf("reconcile request %s not handled yet (last: %q)", token, st.LastHandledReconcileAt)
+		}
+		handled = st
+		return nil
+	})
+	return handled
+}
+
+// appWatches writes a watches file of the App kind (test/e2e/testdata's
+// charts/app) with policy (YAML fields of the watch, indented by two
+// spaces) to a directory of the test, and returns its path.
+func appWatches(t *testing.T, policy string) string {
+	t.Helper()
+	chart := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "charts", "app")
+	w := fmt.Sprintf("- group: test.chartkeeper.dev\n  version: v1\n  kind: App\n  chart: %q\n%s", chart, policy)
+	file := filepath.Join(t.TempDir(), "watches.yaml")
+	if err := os.WriteFile(file, []byte(w), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }

@@ -86,17 +86,7 @@ func TestSlowFirstInstallIsNotTornDown(t *testing.T) {
 	for until := time.Now().Add(4 * timeout); time.Now().Before(until); time.Sleep(time.Second) {
 		check()
 	}
-	requested := time.Now().UTC().Format(time.RFC3339Nano)
-	patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, api.AnnotationReconcileRequestedAt, requested))
-	if err := env.Client.Patch(ctx, newApp(ns, "slow", nil), client.RawPatch(types.MergePatchType, patch)); err != nil {
-		t.Fatal(err)
-	}
-	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		if _, st, err := getApp(ctx, env, ns, "slow"); err != nil || st.LastHandledReconcileAt != requested {
-			return fmt.Errorf("reconcile request %s not handled yet (%v)", requested, err)
-		}
-		return nil
-	})
+	requestReconcile(t, env, ns, "slow", time.Now().UTC().Format(time.RFC3339Nano))
 	check()
 	_, st, err := getApp(ctx, env, ns, "slow")
 	if err != nil {
