@@ -138,29 +138,47 @@ func (e *Engine) driftOf(ctx context.Context, ob object) ([]fieldDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	live := &unstructured.Unstructured{}
-	live.SetGroupVersionKind(ob.GVK)
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}, live); err != nil {
-		return nil, explain(err, user)
+	// The dry run applies to the object as stored when it runs. A write
+	// between the read and the dry run (a controller updating the
+	// object's status or annotations) would show as a difference the
+	// correction then writes back, so the two must be of one version.
+	for try := 1; ; try++ {
+		live := &unstructured.Unstructured{}
+		live.SetGroupVersionKind(ob.GVK)
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}, live); err != nil {
+			return nil, explain(err, user)
+		}
+		applied, err := ob.Desired()
+		if err != nil {
+			return nil, err
+		}
+		applied.SetResourceVersion("")
+		applied.SetManagedFields(nil)
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
+			client.DryRunAll, client.ForceOwnership, client.FieldOwner(driftCheckManager)); err != nil {
+			return nil, explain(err, user)
+		}
+		if applied.GetResourceVersion() == live.GetResourceVersion() {
+			return diffFields(withoutApplyNoise(live), withoutApplyNoise(applied)), nil
+		}
+		if try == maxDriftReads {
+			return nil, fmt.Errorf("%s changed under each of %d comparisons with its released form", ob, maxDriftReads)
+		}
 	}
-	applied, err := ob.Desired()
-	if err != nil {
-		return nil, err
-	}
-	applied.SetResourceVersion("")
-	applied.SetManagedFields(nil)
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
-		client.DryRunAll, client.ForceOwnership, client.FieldOwner(driftCheckManager)); err != nil {
-		return nil, explain(err, user)
-	}
-	return diffFields(withoutApplyNoise(live), withoutApplyNoise(applied)), nil
 }
 
-// withoutApplyNoise strips what an apply changes without changing the object.
+// maxDriftReads bounds the reads of an object that keeps changing while
+// driftOf compares it.
+const maxDriftReads = 3
+
+// withoutApplyNoise strips what an apply changes without changing the
+// object, and the status: the controllers that own it write it, Helm never
+// does, and a write of the object leaves it as it is.
 func withoutApplyNoise(u *unstructured.Unstructured) map[string]any {
 	c := u.DeepCopy()
 	c.SetManagedFields(nil)
 	c.SetResourceVersion("")
 	c.SetGeneration(0)
+	delete(c.Object, "status")
 	return c.Object
 }

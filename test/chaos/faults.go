@@ -190,6 +190,34 @@ func (in *injector) releasedWhere(ctx context.Context, ok func(*slot) bool) (*sl
 	return nil, errNoTarget
 }
 
+// vacated returns a slot whose custom resource is gone from the API, so
+// that creating it installs a new release. When there is none (the churn
+// deletes only while more than half are live), it deletes a released one
+// and waits, up to CatchTimeout, for its uninstall to let it go. The slot
+// is left busy: the caller frees it.
+func (in *injector) vacated(ctx context.Context) (*slot, error) {
+	if s := in.w.pick(in.r, false); s != nil && in.w.gone(ctx, s) {
+		in.w.setBusy(s, true)
+		return s, nil
+	}
+	s, err := in.released(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in.w.setBusy(s, true)
+	if err := in.w.remove(ctx, s); err != nil {
+		in.w.setBusy(s, false)
+		return nil, err
+	}
+	for deadline := time.Now().Add(in.cfg.CatchTimeout); !in.w.gone(ctx, s); {
+		if time.Now().After(deadline) || !sleep(ctx, 250*time.Millisecond) {
+			in.w.setBusy(s, false)
+			return nil, errNoTarget
+		}
+	}
+	return s, nil
+}
+
 // killMid provokes the operation k targets on one custom resource, waits
 // for its release to show the pending state, and SIGKILLs the operator.
 func (in *injector) killMid(ctx context.Context, k FaultKind, f *Fault) error {
@@ -202,9 +230,7 @@ func (in *injector) killMid(ctx context.Context, k FaultKind, f *Fault) error {
 	var err error
 	switch k {
 	case KillMidInstall:
-		if s = in.w.pick(in.r, false); s == nil || !in.w.gone(ctx, s) {
-			return errNoTarget
-		}
+		s, err = in.vacated(ctx)
 	default:
 		s, err = in.released(ctx)
 	}
