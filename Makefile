@@ -9,13 +9,11 @@ SHELL := /usr/bin/env bash
 # detector: make test-unit CGO_ENABLED=1 TESTFLAGS=-race.
 export CGO_ENABLED ?= 0
 
-# Tool and test builds: no symbol table or DWARF (panics still print
-# function names and lines), which makes each link about a fifth cheaper.
-# GO_BIN builds a command through go run, which keeps every executable it
-# links in Go's build cache (Go 1.24 and later), and copies it out with cp:
-# $(GO_BIN) ./pkg bin/name. A fresh clone on a warm machine links nothing.
+# Test binaries carry no symbol table or DWARF (panics still print
+# function names and lines): each link is about a fifth cheaper. Tools are
+# built the same way by hack/golink.sh, through Go's build cache, so a
+# fresh clone on a warm machine links none of them again.
 TEST_LDFLAGS := -s -w
-GO_BIN = go run -exec "cp --remove-destination" -trimpath -ldflags="$(TEST_LDFLAGS)"
 
 # Local cluster used by "make run" and "make cluster-*".
 CLUSTER_DIR ?= .cluster
@@ -54,13 +52,13 @@ bin/chartkeeper: $(PRODUCT_SOURCES)
 	CGO_ENABLED=0 go build -trimpath -o $@ ./cmd/chartkeeper
 
 bin/devcluster: $(TOOLING_SOURCES)
-	$(GO_BIN) ./test/devcluster/cmd $@
+	hack/golink.sh . ./test/devcluster/cmd $@
 
 .PHONY: peers
 peers: bin/helm-operator ## Build the benchmark peer helm-operator-plugins v0.9.1 (pinned in hack/peers/go.mod) into bin/.
 
 bin/helm-operator: hack/peers/go.mod hack/peers/go.sum
-	cd hack/peers && $(GO_BIN) github.com/operator-framework/helm-operator-plugins $(CURDIR)/$@
+	hack/golink.sh hack/peers github.com/operator-framework/helm-operator-plugins $@
 
 # Benchmark settings (docs/benchmarks.md), e.g. make bench BENCH_N=1000 BENCH_OPERATOR=hop.
 export BENCH_N BENCH_REPEAT BENCH_SCENARIO BENCH_CONCURRENCY BENCH_IDLE BENCH_TIMEOUT BENCH_OPERATOR BENCH_OPERATOR_NAME BENCH_PPROF BENCH_OUT BENCH_KUBECONFIG BENCH_CLUSTER_DIR

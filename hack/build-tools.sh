@@ -50,16 +50,10 @@ stamp() {
   cat "$mod/go.mod" "$mod/go.sum" "$0" | sha256sum | cut -d' ' -f1
 }
 
-# link builds the command in package $2 of the module in directory $1 into
-# bin/$3 with linker flags $4. go run keeps every executable it links in Go's
-# build cache (Go 1.24 and later) and runs it through -exec, here cp, which
-# copies it into bin/: a fresh clone on a machine that built the same
-# version before links nothing. One command at a time, so a cold build
+# tool builds a command of the tools module into bin/, stamped with $kube,
+# through Go's build cache (hack/golink.sh), one at a time, so a cold build
 # compiles each shared dependency once.
-link() { (cd "$1" && CGO_ENABLED=0 go run -exec "cp --remove-destination" -trimpath -ldflags="$4" "$2" "$bin/$3"); }
-
-# tool builds a command of the tools module into bin/, stamped with $kube.
-tool() { link "$root/hack/tools" "$1" "$2" "$ld"; }
+tool() { "$root/hack/golink.sh" "$root/hack/tools" "$1" "$bin/$2" "$ld"; }
 
 build() {
   case "$1" in
@@ -69,7 +63,7 @@ build() {
       for c in kube-apiserver kube-controller-manager kube-scheduler; do tool "k8s.io/kubernetes/cmd/$c" "$c"; done ;;
     kubectl) tool k8s.io/kubernetes/cmd/kubectl kubectl ;;
     kwok) tool sigs.k8s.io/kwok/cmd/kwok kwok ;;
-    helm) link "$root" helm.sh/helm/v3/cmd/helm helm "-s -w" ;;
+    helm) "$root/hack/golink.sh" "$root" helm.sh/helm/v3/cmd/helm "$bin/helm" ;;
     kwok-stages)
       local kwok stages
       kwok=$(cd "$root/hack/tools" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)

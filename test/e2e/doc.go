@@ -21,5 +21,7 @@
 // cannot add requests to nothing.
 //
 // TestMain starts building the operator binaries at once (buildBinary
-// waits for them), so the links run beside the serial tests.
+// waits for them), so the links run beside the serial tests. They are
+// built by hack/golink.sh, through Go's build cache: a binary whose
+// sources did not change is copied, not linked.
 package e2e

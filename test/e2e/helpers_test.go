@@ -71,20 +71,19 @@ func prebuild(pkg string) *build {
 	b.once.Do(func() {
 		// Kept in the repository's tmp/ (as make test keeps its fuzz
 		// binaries), so nothing is left in the system's temporary
-		// directory. go run keeps what it links in Go's build cache and
-		// -exec cp copies it out (the Makefile's GO_BIN): a command
-		// whose sources did not change is not linked again, not even in
-		// a fresh clone.
+		// directory. hack/golink.sh builds through Go's build cache: a
+		// command whose sources did not change is not linked again, not
+		// even in a fresh clone.
 		dir := filepath.Join(testenv.RepoRoot(), "tmp", "e2e-bin", filepath.Clean(pkg))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			b.err = err
 			return
 		}
 		b.path = filepath.Join(dir, filepath.Base(pkg))
-		cmd := exec.Command("go", "run", "-exec", "cp --remove-destination", "-ldflags=-s -w", pkg, b.path)
-		cmd.Dir = testenv.RepoRoot()
+		root := testenv.RepoRoot()
+		cmd := exec.Command(filepath.Join(root, "hack", "golink.sh"), root, pkg, b.path)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go run -exec cp %s: %v\n%s", pkg, err, out)
+			b.err = fmt.Errorf("hack/golink.sh %s: %v\n%s", pkg, err, out)
 		}
 	})
 	return b
