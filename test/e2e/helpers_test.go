@@ -74,13 +74,13 @@ func prebuild(pkg string) *build {
 		// directory. hack/golink.sh builds through Go's build cache: a
 		// command whose sources did not change is not linked again, not
 		// even in a fresh clone.
-		dir := filepath.Join(testenv.RepoRoot(), "tmp", "e2e-bin", filepath.Clean(pkg))
+		root := testenv.RepoRoot()
+		dir := filepath.Join(root, "tmp", "e2e-bin", filepath.Clean(pkg))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			b.err = err
 			return
 		}
 		b.path = filepath.Join(dir, filepath.Base(pkg))
-		root := testenv.RepoRoot()
 		cmd := exec.Command(filepath.Join(root, "hack", "golink.sh"), root, pkg, b.path)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("hack/golink.sh %s: %v\n%s", pkg, err, out)
