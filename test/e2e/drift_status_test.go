@@ -22,8 +22,8 @@ import (
 // with its released form (its controller writing a rollout's progress) has
 // not drifted: each scale bumps its generation, so the operator compares
 // it again, and every comparison runs while its status is rewritten. None
-// may name the Deployment as drifted or write to it; the scale, whose
-// replicas drift.ignore names, stays.
+// may name the Deployment as drifted or restored (condition or Event);
+// the scale, whose replicas drift.ignore names, stays.
 func TestStatusWritesDuringADriftCheckAreNotDrift(t *testing.T) {
 	t.Parallel()
 	env, ns, _ := driftFixture(t)
