@@ -43,12 +43,6 @@ var LockDir = filepath.Join(os.TempDir(), "chartkeeper-freeport")
 func Ports(n int) ([]int, error) {
 	handedOut.Lock()
 	defer handedOut.Unlock()
-	var held []net.Listener
-	defer func() {
-		for _, l := range held {
-			l.Close()
-		}
-	}()
 	if err := os.MkdirAll(LockDir, 0o777); err != nil {
 		return nil, fmt.Errorf("freeport: %w", err)
 	}
@@ -74,7 +68,7 @@ func Ports(n int) ([]int, error) {
 			lock.Close() // in use outside this package: leave it
 			continue
 		}
-		held = append(held, l) // held until all are chosen
+		l.Close() // its lock, not the probe, keeps it ours
 		handedOut.ports[port] = lock
 		out = append(out, port)
 	}
@@ -98,9 +92,10 @@ func lockPort(port int) (*os.File, error) {
 	return f, nil
 }
 
-// ephemeralStart is the first port of the kernel's ephemeral range (32768
-// when it cannot be read, Linux's default).
-func ephemeralStart() int {
+// ephemeralStart is the first port of the kernel's ephemeral range, read
+// once; 32768 (Linux's default) when it cannot be read or leaves fewer than
+// 1000 ports above lowest.
+var ephemeralStart = sync.OnceValue(func() int {
 	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
 	if err != nil {
 		return 32768
@@ -114,7 +109,7 @@ func ephemeralStart() int {
 		return 32768
 	}
 	return p
-}
+})
 
 // Addr returns a free loopback address ("127.0.0.1:port"), as Ports.
 func Addr() (string, error) {
