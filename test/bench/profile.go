@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -15,6 +16,25 @@ import (
 // addr; the returned func waits for it and saves it.
 func (r *runner) profile(ctx context.Context, addr, name string) func() error {
 	return r.startProfile(ctx, http.DefaultClient, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, r.cfg.ProfileSeconds), name)
+}
+
+// heapAt starts waiting ProfileSeconds, then saves the heap of the process
+// serving pprof at addr as name.pprof: what it holds in the middle of a
+// phase, at the end of the CPU profile's window, with actions in flight.
+// The returned func waits for it.
+func (r *runner) heapAt(ctx context.Context, addr, name string) func() error {
+	done := make(chan error, 1)
+	go func() {
+		t := time.NewTimer(time.Duration(r.cfg.ProfileSeconds) * time.Second)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			done <- ctx.Err()
+		case <-t.C:
+			done <- r.savePprof(ctx, "http://"+addr+"/debug/pprof/heap", name)
+		}
+	}()
+	return func() error { return <-done }
 }
 
 // profileAPIServer starts taking a CPU profile of the API server (served

@@ -189,7 +189,8 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 		var profiles []func() error
 		if p.name == PhaseInstall || p.name == PhaseUpgrade {
 			if profiling {
-				profiles = append(profiles, r.profile(ctx, vars["pprof"], r.perRun(s.Name+"-"+p.name)))
+				profiles = append(profiles, r.profile(ctx, vars["pprof"], r.perRun(s.Name+"-"+p.name)),
+					r.heapAt(ctx, vars["pprof"], r.perRun(s.Name+"-"+p.name+"-heap")))
 			}
 			profiles = append(profiles, r.profileAPIServer(ctx, r.perRun(s.Name+"-"+p.name)))
 		}
