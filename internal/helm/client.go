@@ -61,7 +61,7 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 	if log == nil {
 		log = func(string, ...any) {}
 	}
-	c := &Client{getter: g, clientset: cs, log: log, secrets: newSecretCache(nil)}
+	c := &Client{getter: g, clientset: cs, log: log, secrets: newSecretCache(nil, ManagedSecrets)}
 	c.storageFor = func(ns string, kind Storage) *storage.Storage {
 		return newStorage(c.secrets.view(cs.CoreV1().Secrets(ns), ns), kind, log)
 	}
@@ -95,13 +95,13 @@ func NewOffline(st *storage.Storage, kc kube.Interface) *Client {
 }
 
 // ReadReleasesFrom makes the release storage read through meta, a
-// metadata-only cache of the Secrets carrying the managed label (as the
-// release engine's dependents cache): Helm's queries of a release's
-// history and its reads before each write are answered from it and from
-// what the storage itself wrote, not by the API server (see secretCache).
-// Call it before the first action.
-func (c *Client) ReadReleasesFrom(meta client.Reader) {
-	c.secrets = newSecretCache(meta)
+// metadata-only cache of release Secrets (as the release engine's
+// dependents cache), holding those scope says: Helm's queries of a
+// release's history and its reads before each write are answered from it
+// and from what the storage itself wrote, not by the API server (see
+// secretCache). Call it before the first action.
+func (c *Client) ReadReleasesFrom(meta client.Reader, scope SecretScope) {
+	c.secrets = newSecretCache(meta, scope)
 }
 
 // Request describes the release an Install or Upgrade makes.

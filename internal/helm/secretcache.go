@@ -35,11 +35,15 @@ import (
 // anything when the metadata cache holds nothing for a release (a release
 // made outside chartkeeper lacks the label that cache selects; a LIST that
 // finds nothing is remembered until the next write, see absent).
-// Selectors that do not name a release go to the API server.
+// Selectors that do not name a release go to the API server. When the
+// metadata cache holds every Helm release Secret (EveryReleaseSecret), not
+// only chartkeeper's, a release it does not show does not exist: nothing is
+// asked of the API server before an install.
 type secretCache struct {
-	// meta is the metadata cache of managed Secrets (nil: every read is live).
-	meta client.Reader
-	now  func() time.Time
+	// meta is the metadata cache of release Secrets (nil: every read is live).
+	meta  client.Reader
+	scope SecretScope
+	now   func() time.Time
 
 	mu      sync.Mutex
 	secrets map[string]*cachedSecret // namespace/name
@@ -72,8 +76,32 @@ const forgetAfter = 5 * time.Minute
 // as one without the managed label, is read from the API server).
 const cacheLag = 10 * time.Second
 
-func newSecretCache(meta client.Reader) *secretCache {
-	return &secretCache{meta: meta, now: time.Now, secrets: map[string]*cachedSecret{}, absent: map[string]time.Time{}}
+// SecretScope says which Secrets the metadata cache given to
+// ReadReleasesFrom holds.
+type SecretScope int
+
+const (
+	// ManagedSecrets: only those with chartkeeper's managed label. A release
+	// the cache does not show may have been made outside chartkeeper (the
+	// helm CLI), so the API server is asked once (then believed absent for
+	// absentTTL).
+	ManagedSecrets SecretScope = iota
+	// EveryReleaseSecret: every Secret labelled owner=helm, the Secrets of
+	// Helm's driver and of the chunked driver, whoever made them. A release
+	// the cache does not show does not exist (but for the cache's lag behind
+	// a helm CLI install, shorter than absentTTL).
+	EveryReleaseSecret
+)
+
+func newSecretCache(meta client.Reader, scope SecretScope) *secretCache {
+	return &secretCache{meta: meta, scope: scope, now: time.Now, secrets: map[string]*cachedSecret{}, absent: map[string]time.Time{}}
+}
+
+// speaksFor reports whether the caches can tell that release rel has no
+// Secret in ns: the metadata cache holds every release's, or it (or what
+// was written here) holds some of rel's, or a live LIST just found none.
+func (v *cachedSecrets) speaksFor(ctx context.Context, rel string) bool {
+	return v.c.scope == EveryReleaseSecret || v.c.knownAbsent(v.ns, rel) || v.knows(ctx, rel)
 }
 
 // view returns the release storage's Secret client for a namespace:
@@ -185,7 +213,7 @@ func (v *cachedSecrets) Get(ctx context.Context, name string, opts metav1.GetOpt
 	if !shown {
 		// A revision not stored yet (Helm's check before it writes the next
 		// one): the caches speak for a release they know, or know absent.
-		if rel, ok := releaseOfKey(name); ok && (v.c.knownAbsent(v.ns, rel) || v.knows(ctx, rel)) && !v.c.has(v.ns, name) {
+		if rel, ok := releaseOfKey(name); ok && v.speaksFor(ctx, rel) && !v.c.has(v.ns, name) {
 			return nil, notFound
 		}
 	}
@@ -254,7 +282,7 @@ func (v *cachedSecrets) List(ctx context.Context, opts metav1.ListOptions) (*cor
 		shown[m.Name] = rv
 	}
 	names := v.c.candidates(v.ns, sel, shown)
-	if len(names) == 0 && !v.c.knownAbsent(v.ns, rel) && !v.knows(ctx, rel) {
+	if len(names) == 0 && !v.speaksFor(ctx, rel) {
 		return v.liveList(ctx, opts, rel)
 	}
 	out := &corev1.SecretList{}

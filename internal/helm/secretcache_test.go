@@ -82,7 +82,7 @@ func TestSecretCacheAnswersWhatItCanAndAsksTheRest(t *testing.T) {
 	ctx := context.Background()
 	cs, calls := liveSecrets(t)
 	meta := &metaView{items: map[string]metav1.PartialObjectMetadata{}}
-	c := newSecretCache(meta)
+	c := newSecretCache(meta, ManagedSecrets)
 	now := time.Unix(1000, 0)
 	c.now = func() time.Time { return now }
 	v := c.view(cs.CoreV1().Secrets("ns"), "ns")
@@ -181,7 +181,7 @@ func TestSecretCacheAsksForReleasesMadeOutside(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls.Store(0)
-	c := newSecretCache(&metaView{items: map[string]metav1.PartialObjectMetadata{}})
+	c := newSecretCache(&metaView{items: map[string]metav1.PartialObjectMetadata{}}, ManagedSecrets)
 	now := time.Unix(1000, 0)
 	c.now = func() time.Time { return now }
 	v := c.view(cs.CoreV1().Secrets("ns"), "ns")
@@ -202,7 +202,42 @@ func TestSecretCacheAsksForReleasesMadeOutside(t *testing.T) {
 func TestSecretCacheOffWithoutMetadata(t *testing.T) {
 	cs, _ := liveSecrets(t)
 	live := cs.CoreV1().Secrets("ns")
-	if got := newSecretCache(nil).view(live, "ns"); got != live {
+	if got := newSecretCache(nil, ManagedSecrets).view(live, "ns"); got != live {
 		t.Errorf("without a metadata cache the view must be the live client")
+	}
+}
+
+// With every Helm release Secret in the metadata cache, a release it does
+// not show does not exist: an install asks the API server nothing; one
+// made by the helm CLI is shown there, and its Secrets are read.
+func TestSecretCacheOfEveryReleaseAsksNothingBeforeAnInstall(t *testing.T) {
+	ctx := context.Background()
+	cs, calls := liveSecrets(t)
+	meta := &metaView{items: map[string]metav1.PartialObjectMetadata{}}
+	v := newSecretCache(meta, EveryReleaseSecret).view(cs.CoreV1().Secrets("ns"), "ns")
+
+	if l, err := v.List(ctx, byRelease); err != nil || len(l.Items) != 0 {
+		t.Fatalf("list of a new release: %d items, %v", len(l.Items), err)
+	}
+	if _, err := v.Get(ctx, "sh.helm.release.v1.web.v1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get of a new release's first revision: %v, want NotFound", err)
+	}
+	if got := calls.Swap(0); got != 0 {
+		t.Errorf("%d requests before an install, want none", got)
+	}
+
+	// Made by the helm CLI: the cache shows it (no managed label needed).
+	outside, err := cs.CoreV1().Secrets("ns").Create(ctx, releaseSecret("db", 1, "deployed"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta.show(outside)
+	calls.Store(0)
+	l, err := v.List(ctx, metav1.ListOptions{LabelSelector: "owner=helm,name=db"})
+	if err != nil || len(l.Items) != 1 || l.Items[0].Labels["status"] != "deployed" {
+		t.Fatalf("list of a release made outside: %d items, %v", len(l.Items), err)
+	}
+	if got := calls.Load(); got != 1 {
+		t.Errorf("%d requests, want 1 (a get of the revision the cache shows, as nothing here holds its data)", got)
 	}
 }

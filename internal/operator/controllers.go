@@ -31,7 +31,7 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 	if err != nil {
 		return fmt.Errorf("creating the dependents cache: %w", err)
 	}
-	hc.ReadReleasesFrom(deps)
+	hc.ReadReleasesFrom(deps, helm.EveryReleaseSecret)
 	live, err := client.New(cfg, client.Options{Scheme: op.mgr.GetScheme(), Mapper: op.mgr.GetRESTMapper(), HTTPClient: op.mgr.GetHTTPClient()})
 	if err != nil {
 		return err

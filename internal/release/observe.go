@@ -130,8 +130,9 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		return o, nil, err
 	}
 	if len(revs) == 0 && !o.Deleting {
-		// Before an install: a release made outside chartkeeper is not in
-		// the label-scoped cache; the storage asks the API server (owner.go).
+		// Before an install: the storage also holds what it wrote and the
+		// cache has not shown yet (a release made outside chartkeeper is
+		// in the metadata cache too, owner.go).
 		if revs, err = e.helm.StoredRevisions(ctx, d.ref.Name, d.ref.Namespace); err != nil {
 			return o, nil, err
 		}

@@ -46,7 +46,9 @@ func requestsByKind(t *testing.T, url string) map[string]float64 {
 // caches and its own writes, not from the API server. Each revision is
 // written pending before it is applied, as Helm does, and again with its
 // outcome; an uninstall without hooks writes nothing before it deletes the
-// revisions. The old
+// revisions. No LIST looks for a release made outside chartkeeper before
+// an install: the metadata cache holds the Secrets of every Helm release,
+// not only chartkeeper's. The old
 // storage LISTed a release's Secrets twice per query and GETted each
 // revision before every write: 14 LISTs, 8 GETs and 6 writes of release
 // Secrets per App.
@@ -104,8 +106,8 @@ func TestReleaseStorageCostsNoReads(t *testing.T) {
 	}
 	sort.Strings(lines)
 	t.Logf("API requests per App over install, upgrade and delete: %.1f\n  %s", total, strings.Join(lines, "\n  "))
-	if got := per["list secrets"]; got > 1.5 {
-		t.Errorf("%.2f LISTs of Secrets per App, want 1 (the look for a release made outside chartkeeper before an install; once more when a requeue comes before the cache shows the install's first write)", got)
+	if got := per["list secrets"]; got > 0 {
+		t.Errorf("%.2f LISTs of Secrets per App, want none: the metadata cache holds every Helm release Secret, so a release made outside chartkeeper is found there before an install", got)
 	}
 	if got := per["get secrets"]; got > 0.5 {
 		t.Errorf("%.2f GETs of Secrets per App, want none (a few when a cache lags)", got)
