@@ -27,7 +27,8 @@ const statusDebounce = 30 * time.Second
 // statusBook remembers, per custom resource (UID), the status this process
 // last wrote (persisted, and when) and the status its last step computed
 // (current: what the next step starts from; the cache may still hold an
-// older copy right after a write).
+// older copy right after a write). A status is copied in and out, never
+// changed in the book, so one written status serves as both.
 type statusBook struct {
 	mu        sync.Mutex
 	persisted map[types.UID]stamped
@@ -67,8 +68,9 @@ func (b *statusBook) of(obj *unstructured.Unstructured) (persisted api.Status, a
 func (b *statusBook) wrote(uid types.UID, st api.Status, now time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.persisted[uid] = stamped{st: *st.DeepCopy(), at: now}
-	b.current[uid] = *st.DeepCopy()
+	kept := *st.DeepCopy()
+	b.persisted[uid] = stamped{st: kept, at: now}
+	b.current[uid] = kept
 }
 
 // held records a status computed but not written yet.
