@@ -4,9 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
+	"github.com/KimMachineGun/automemlimit/memlimit"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -34,6 +36,7 @@ type runFlags struct {
 	leader      operator.LeaderElection
 	qps         float64
 	burst       int
+	memory      memoryLimit
 	images      imageFlags
 	zap         zap.Options
 }
@@ -54,6 +57,7 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&f.leader.Timing.RetryPeriod, "leader-elect-retry-period", d.RetryPeriod, "how often the leader renews and standbys try to acquire")
 	fs.Float64Var(&f.qps, "kube-api-qps", 500, "steady requests per second to the API server, for the whole process")
 	fs.IntVar(&f.burst, "kube-api-burst", 1000, "request burst to the API server, for the whole process")
+	f.memory.bind(fs)
 	f.images.bind(fs)
 	apps.BindFlags(fs)
 	f.zap = zap.Options{Development: false}
@@ -77,6 +81,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return ExitConfig
 	}
 	if err := f.images.apply(ws); err != nil {
+		fmt.Fprintf(stderr, "chartkeeper run: %v\n", err)
+		return ExitConfig
+	}
+	if err := f.memory.validate(); err != nil {
 		fmt.Fprintf(stderr, "chartkeeper run: %v\n", err)
 		return ExitConfig
 	}
@@ -128,7 +136,13 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)
 		return ExitConfig
 	}
-	if err := op.Run(ctrl.SetupSignalHandler()); err != nil {
+	ctx := ctrl.SetupSignalHandler()
+	if limit, err := f.memory.apply(ctx, memlimit.FromCgroup, log.WithName("memlimit")); err != nil {
+		log.Info("warning: no soft memory limit set", "error", err.Error())
+	} else if limit != math.MaxInt64 {
+		log.Info("soft memory limit", "GOMEMLIMIT", limit)
+	}
+	if err := op.Run(ctx); err != nil {
 		log.Error(err, "operator stopped with an error")
 		return ExitFailure
 	}
