@@ -25,7 +25,7 @@ func TestMemoryLimitFollowsTheContainer(t *testing.T) {
 		want     int64 // the runtime's soft limit afterwards
 		wantErr  bool
 	}{
-		{name: "a share of the container's limit", ratio: 0.9, provider: limited, want: 966367641}, // ⌊0.9 GiB⌋,
+		{name: "a share of the container's limit", ratio: 0.9, provider: limited, want: 966367641}, // ⌊0.9 GiB⌋
 		{name: "the whole limit", ratio: 1, provider: limited, want: gib},
 		{name: "no container limit: none", ratio: 0.9, provider: unlimited, want: math.MaxInt64},
 		{name: "off", ratio: 0, provider: limited, want: math.MaxInt64},
