@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -30,8 +29,7 @@ import (
 )
 
 // Dependents is the label-scoped, metadata-only view of everything
-// chartkeeper released, and of every Helm release Secret (chartkeeper's
-// and any other's), shared by all controllers.
+// chartkeeper released (and its release Secrets), shared by all controllers.
 type Dependents struct {
 	cache.Cache
 	mu       sync.Mutex
@@ -55,13 +53,6 @@ func NewDependents(mgr manager.Manager, namespaces []string, whole []schema.Grou
 		// what that needs.
 		DefaultTransform: reducer(whole),
 	}
-	// Release Secrets: every one labelled owner=helm, not only those with
-	// the managed label, so that a release made outside chartkeeper (the
-	// helm CLI) is seen here, and nobody asks the API server before an
-	// install (helm.EveryReleaseSecret).
-	secrets := &metav1.PartialObjectMetadata{}
-	secrets.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	opts.ByObject = map[client.Object]cache.ByObject{secrets: {Label: labels.SelectorFromSet(labels.Set{"owner": "helm"})}}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range namespaces {

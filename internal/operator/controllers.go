@@ -31,7 +31,11 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 	if err != nil {
 		return fmt.Errorf("creating the dependents cache: %w", err)
 	}
-	hc.ReadReleasesFrom(deps, helm.EveryReleaseSecret)
+	releaseSecrets, err := controller.NewReleaseSecrets(op.mgr, o.namespaces)
+	if err != nil {
+		return err
+	}
+	hc.ReadReleasesFrom(releaseSecrets, helm.EveryReleaseSecret)
 	live, err := client.New(cfg, client.Options{Scheme: op.mgr.GetScheme(), Mapper: op.mgr.GetRESTMapper(), HTTPClient: op.mgr.GetHTTPClient()})
 	if err != nil {
 		return err
