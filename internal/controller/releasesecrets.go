@@ -27,18 +27,9 @@ func NewReleaseSecrets(mgr manager.Manager, namespaces []string) (cache.Cache, e
 		DefaultLabelSelector: labels.SelectorFromSet(labels.Set{"owner": "helm"}),
 		DefaultTransform:     revisionMeta,
 	}
-	if len(namespaces) > 0 {
-		opts.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range namespaces {
-			opts.DefaultNamespaces[ns] = cache.Config{}
-		}
-	}
-	c, err := cache.New(mgr.GetConfig(), opts)
+	c, err := newCache(mgr, namespaces, opts)
 	if err != nil {
 		return nil, fmt.Errorf("creating the release Secrets cache: %w", err)
-	}
-	if err := mgr.Add(c); err != nil {
-		return nil, err
 	}
 	return c, nil
 }

@@ -53,6 +53,16 @@ func NewDependents(mgr manager.Manager, namespaces []string, whole []schema.Grou
 		// what that needs.
 		DefaultTransform: reducer(whole),
 	}
+	c, err := newCache(mgr, namespaces, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Dependents{Cache: c}, nil
+}
+
+// newCache creates a cache with opts over the watched namespaces (none:
+// all) and adds it to the manager.
+func newCache(mgr manager.Manager, namespaces []string, opts cache.Options) (cache.Cache, error) {
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range namespaces {
@@ -66,7 +76,7 @@ func NewDependents(mgr manager.Manager, namespaces []string, whole []schema.Grou
 	if err := mgr.Add(c); err != nil {
 		return nil, err
 	}
-	return &Dependents{Cache: c}, nil
+	return c, nil
 }
 
 // reducer is the dependents cache's transform: objects reduced to what
