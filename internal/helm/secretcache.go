@@ -76,23 +76,6 @@ const forgetAfter = 5 * time.Minute
 // as one without the managed label, is read from the API server).
 const cacheLag = 10 * time.Second
 
-// SecretScope says which Secrets the metadata cache given to
-// ReadReleasesFrom holds.
-type SecretScope int
-
-const (
-	// ManagedSecrets: only those with chartkeeper's managed label. A release
-	// the cache does not show may have been made outside chartkeeper (the
-	// helm CLI), so the API server is asked once (then believed absent for
-	// absentTTL).
-	ManagedSecrets SecretScope = iota
-	// EveryReleaseSecret: every Secret labelled owner=helm, the Secrets of
-	// Helm's driver and of the chunked driver, whoever made them. A release
-	// the cache does not show does not exist (but for the cache's lag behind
-	// a helm CLI install, shorter than absentTTL).
-	EveryReleaseSecret
-)
-
 func newSecretCache(meta client.Reader, scope SecretScope) *secretCache {
 	return &secretCache{meta: meta, scope: scope, now: time.Now, secrets: map[string]*cachedSecret{}, absent: map[string]time.Time{}}
 }
