@@ -130,9 +130,9 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		return o, nil, err
 	}
 	if len(revs) == 0 && !o.Deleting {
-		// Before an install: the storage also holds what it wrote and the
-		// cache has not shown yet (a release made outside chartkeeper is
-		// in the metadata cache too, owner.go).
+		// Before an install: a release made outside chartkeeper is not in
+		// the label-scoped cache; the storage's own cache of every release
+		// Secret shows it (owner.go), as it does what the storage wrote.
 		if revs, err = e.helm.StoredRevisions(ctx, d.ref.Name, d.ref.Namespace); err != nil {
 			return o, nil, err
 		}

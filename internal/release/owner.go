@@ -18,8 +18,8 @@ import (
 )
 
 // ownerRecheck is how often a resource refused because its release belongs
-// to someone else looks again (the owner may have gone, and its deletion
-// reaches the refused resource through no watch).
+// to someone else looks again (the owner may have gone; a release made
+// outside chartkeeper is not in the watched cache).
 const ownerRecheck = 30 * time.Second
 
 // message says whose the release is and what to do.
