@@ -13,7 +13,7 @@ import (
 // FuzzReleaseSecretLabels feeds the labels Helm's Secret driver writes on
 // a release Secret (owner, name, status, version, modifiedAt) and the
 // Secret's name, with arbitrary values, to what the engine reads them with
-// (revisionsOf, ReleaseOf, releaseOfKey), beside two revisions Helm wrote
+// (revisionsOf, ReleaseOf, revisionKey), beside two revisions Helm wrote
 // (web v1 superseded, v2 deployed). Never a panic; the two real revisions
 // are read once each, as written, oldest first; the fuzzed Secret is read
 // as revision N only when its version label is exactly strconv.Itoa(N),
@@ -88,11 +88,11 @@ func FuzzReleaseSecretLabels(f *testing.F) {
 		if rel, ok := ReleaseOf(labels); ok != (owner == "helm" && name != "") || ok && rel != name {
 			t.Fatalf("ReleaseOf(owner %q, name %q) = %q, %v", owner, name, rel, ok)
 		}
-		// releaseOfKey only decides whether the caches may answer for a
-		// revision not stored yet; it takes what strconv.Atoi reads.
-		if rel, ok := releaseOfKey(secret); ok {
+		// revisionKey also decides whether the caches may answer for a
+		// revision not stored yet.
+		if rel, _, named := revisionKey(secret); named {
 			if rel == "" || !strings.HasPrefix(secret, "sh.helm.release.v1."+rel+".v") {
-				t.Fatalf("releaseOfKey(%q) = %q", secret, rel)
+				t.Fatalf("revisionKey(%q) = %q", secret, rel)
 			}
 		}
 	})

@@ -3,7 +3,6 @@ package helm
 import (
 	"context"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -196,7 +195,7 @@ func (v *cachedSecrets) Get(ctx context.Context, name string, opts metav1.GetOpt
 	if !shown {
 		// A revision not stored yet (Helm's check before it writes the next
 		// one): the caches speak for a release they know, or know absent.
-		if rel, ok := releaseOfKey(name); ok && v.speaksFor(ctx, rel) && !v.c.has(v.ns, name) {
+		if rel, _, named := revisionKey(name); named && v.speaksFor(ctx, rel) && !v.c.has(v.ns, name) {
 			return nil, notFound
 		}
 	}
@@ -209,23 +208,6 @@ func (c *secretCache) has(ns, name string) bool {
 	defer c.mu.Unlock()
 	_, ok := c.secrets[ns+"/"+name]
 	return ok
-}
-
-// releaseOfKey reads the release name from a revision's storage key
-// (sh.helm.release.v1.<release>.v<version>, both drivers' naming).
-func releaseOfKey(key string) (string, bool) {
-	rest, ok := strings.CutPrefix(key, "sh.helm.release.v1.")
-	if !ok {
-		return "", false
-	}
-	i := strings.LastIndex(rest, ".v")
-	if i <= 0 {
-		return "", false
-	}
-	if _, err := strconv.Atoi(rest[i+2:]); err != nil {
-		return "", false
-	}
-	return rest[:i], true
 }
 
 func (v *cachedSecrets) liveGet(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Secret, error) {
