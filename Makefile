@@ -10,9 +10,10 @@ SHELL := /usr/bin/env bash
 export CGO_ENABLED ?= 0
 
 # Test binaries carry no symbol table or DWARF (panics still print
-# function names and lines): each link is about a fifth cheaper. Tools are
-# built the same way by hack/golink.sh, through Go's build cache, so a
-# fresh clone on a warm machine links none of them again.
+# function names and lines): each link is about a fifth cheaper. They are
+# kept in TESTBIN by hack/gotest.sh, and tools are built by hack/golink.sh
+# through Go's build cache, so a fresh clone on a warm machine links again
+# only what changed.
 TEST_LDFLAGS := -s -w
 
 # Local cluster used by "make run" and "make cluster-*".
@@ -108,8 +109,8 @@ fuzz: ## Run every fuzz target (func FuzzXxx in *_test.go, found by hack/fuzz.sh
 	@FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
 .PHONY: test-unit
-test-unit: ## Run every test that needs no cluster and no bin/ (go test -short; Go caches results of unchanged packages; make lint vets).
-	go test -short -vet=off -ldflags="$(TEST_LDFLAGS)" $(TESTFLAGS) ./...
+test-unit: ## Run every test that needs no cluster and no bin/ (go test -short; Go keeps the results of unchanged packages, hack/gotest.sh their binaries; make lint vets).
+	TEST_LDFLAGS="$(TEST_LDFLAGS)" hack/gotest.sh -short $(TESTFLAGS) -- ./...
 
 .PHONY: manifests
 manifests: ## Generate CRDs (schemas from the charts), the manager ClusterRole, missing samples, the operator chart and OLM bundle under config/.

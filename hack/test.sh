@@ -32,11 +32,10 @@ fuzz=$!
 # The end-to-end package is named first: go test builds and starts
 # packages in the order given (-p of them at once, the number of CPUs), so
 # its long run starts at once and every other package is built and tested
-# beside it, instead of ahead of it. Vet is off: make lint, which make test
-# runs first, vets every package with all of go vet's checks. The test
-# binaries carry no symbol table or DWARF (TEST_LDFLAGS): cheaper links.
+# beside it, instead of ahead of it. hack/gotest.sh keeps the test
+# binaries, so those whose sources did not change are not linked again.
 # shellcheck disable=SC2086
-go test -count=1 -vet=off -ldflags="${TEST_LDFLAGS:--s -w}" -timeout 45m -parallel "${TEST_PARALLEL:-8}" ${TESTFLAGS:-} ./test/e2e ./...
+hack/gotest.sh -count=1 -timeout 45m -parallel "${TEST_PARALLEL:-8}" ${TESTFLAGS:-} -- ./test/e2e ./...
 fuzzed=0
 wait "$fuzz" || fuzzed=$?
 fuzz=""

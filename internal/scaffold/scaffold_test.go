@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -140,10 +139,16 @@ func TestAllAppsUpToDate(t *testing.T) {
 	}
 }
 
+// repoRoot is two levels up from this package's directory, where go test
+// runs its tests (not from this file's compiled path, which -trimpath
+// removes).
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
 
 func mustCreate(t *testing.T, o Options) *Result {

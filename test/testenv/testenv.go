@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,10 +59,55 @@ func Main(m *testing.M, after ...func()) {
 	os.Exit(code)
 }
 
-// RepoRoot returns the repository's root directory.
+// RepoRoot returns the repository's root directory: the nearest directory
+// at or above the working directory whose go.mod declares this module (go
+// test runs each package's tests in its directory; the tools run from the
+// root). Failing that, the directory this source file was compiled from,
+// which a binary built with -trimpath (as make test builds them, so that
+// clones share them) does not know.
 func RepoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	rootOnce.Do(func() { repoRoot = findRepoRoot() })
+	return repoRoot
+}
+
+// modulePath is this repository's module, as go.mod declares it.
+const modulePath = "github.com/chartkeeper/chartkeeper"
+
+var (
+	rootOnce sync.Once
+	repoRoot string
+)
+
+func findRepoRoot() string {
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if declaresModule(filepath.Join(dir, "go.mod")) {
+				return dir
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	}
+	panic("testenv: no go.mod of " + modulePath + " at or above the working directory; run from inside the repository")
+}
+
+// declaresModule reports whether the go.mod file at path declares
+// modulePath.
+func declaresModule(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == modulePath
+		}
+	}
+	return false
 }
 
 // BinDir returns the directory of the control-plane binaries.
