@@ -30,7 +30,7 @@ import (
 // approval of a plan made stale by a later change is refused. No Secret
 // value is in the plan, nor in the diff.
 func TestUpgradesWaitForApprovalOfTheirPlan(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-approval.yaml")
 	env, ns, _ := appFixture(t, watchesFile)
 	ctx := context.Background()

@@ -49,7 +49,7 @@ func backoffAfter(n int) time.Duration {
 // the watch's backoff after the failure before it (1s, then 2s, then
 // 4s: doubling), and status.nextAttemptTime says when the next one is due.
 func TestFailingDriftCorrectionBacksOff(t *testing.T) {
-	t.Parallel()
+	parallel(t, 25*time.Second)
 	metricsAddr := freeAddr(t)
 	env, ns, _ := appFixture(t, backoffWatches(t), "--metrics-bind-address", metricsAddr)
 	ctx := context.Background()
@@ -126,7 +126,7 @@ func TestFailingDriftCorrectionBacksOff(t *testing.T) {
 // proceed; once chartkeeper.dev/skip-uninstall-hooks is "true" the hooks
 // are skipped and the release is uninstalled.
 func TestFailingBeforeUninstallHookHoldsDeletionUntilSkipped(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())
 	ns := env.Namespace(t)

@@ -16,7 +16,7 @@ import (
 // shared cluster: chartkeeper and the floor through every phase. It checks
 // that each is measured, not how fast it is.
 func TestBenchSmoke(t *testing.T) {
-	t.Parallel()
+	parallel(t, 75*time.Second)
 	env := testenv.Cluster(t)
 	out := t.TempDir()
 	var log strings.Builder

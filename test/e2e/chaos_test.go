@@ -19,7 +19,7 @@ import (
 // kind of operation, the API server and etcd restart, and released objects
 // are deleted and edited. Nothing may be lost.
 func TestChaosShort(t *testing.T) {
-	t.Parallel()
+	parallel(t, 110*time.Second)
 	if testing.Short() {
 		t.Skip("the chaos run takes minutes")
 	}

@@ -43,7 +43,7 @@ var failingTest = map[string]any{"test": map[string]any{"podLabels": map[string]
 //     uninstalled (readiness.remediateInstall: false): Stalled, TestFailed.
 //   - onFailure: report: Tested False, nothing rolled back, Ready True.
 func TestChartTestsGateReleases(t *testing.T) {
-	t.Parallel()
+	parallel(t, 50*time.Second)
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-tests.yaml")
 	env, ns, _ := kindFixture(t, watchesFile, testedAppGVK, reportedAppGVK)
 	ctx := context.Background()

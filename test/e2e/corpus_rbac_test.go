@@ -36,7 +36,7 @@ const clusterRBACGroup = "rbac.corpus.chartkeeper.dev"
 // creates it when missing and leaves it alone when there, terminating or
 // not, and each test deletes it after its own operator stopped.
 func TestPackagedChartWithClusterRBAC(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env := testenv.Cluster(t)
 	ctx := context.Background()
 	proj := t.TempDir()

@@ -3,6 +3,7 @@ package e2e
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
@@ -97,7 +98,7 @@ var walkRows = map[string]walkRow{
 // the release's objects (kept ones excepted), after its pre-delete hook ran.
 // Nothing create-api wrote is edited.
 func TestCorpusWalk(t *testing.T) {
-	t.Parallel()
+	parallel(t, 2*time.Minute)
 	corpus := filepath.Join(testenv.RepoRoot(), "test", "corpus")
 	charts, err := filepath.Glob(filepath.Join(corpus, "*", "Chart.yaml"))
 	if err != nil || len(charts) == 0 {

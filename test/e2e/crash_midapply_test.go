@@ -74,7 +74,7 @@ func TestKillMidInstallLeavesItsRecord(t *testing.T) {
 	// Nothing here waits for the action timeout (a deleted resource is
 	// uninstalled, pending or not): it is long enough for an install or
 	// uninstall of 150 ConfigMaps under the load of the parallel tests.
-	t.Parallel()
+	parallel(t, 20*time.Second)
 	watchesFile := crashWatchesWithTimeout(t, 5*time.Minute)
 	env, ns, first := crashFixture(t, watchesFile)
 	ctx := context.Background()

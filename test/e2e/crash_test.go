@@ -158,7 +158,7 @@ func releaseSecrets(t *testing.T, env *testenv.Env, ns, name string) []corev1.Se
 // UID, same resourceVersion, same generation for the Deployment, whose
 // status the Pod replacement updates).
 func TestAppKeepsRunningWithoutTheOperator(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, op := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "calm", map[string]any{"replicas": 2, "configMaps": 2})); err != nil {
@@ -288,7 +288,7 @@ func releasedSnapshot(t *testing.T, env *testenv.Env, ns string) map[string]stri
 // against the last deployed revision and never sees them) are deleted;
 // look-alikes that are not the release's own are left alone.
 func TestLeftoversArePruned(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "web", map[string]any{"configMaps": 1})); err != nil {

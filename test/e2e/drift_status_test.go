@@ -25,7 +25,7 @@ import (
 // may name the Deployment as drifted or restored (condition or Event);
 // the scale, whose replicas drift.ignore names, stays.
 func TestStatusWritesDuringADriftCheckAreNotDrift(t *testing.T) {
-	t.Parallel()
+	parallel(t, 25*time.Second)
 	env, ns, _ := driftFixture(t)
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newCR(driftAppGVK, ns, "web", map[string]any{"replicas": 2})); err != nil {

@@ -167,7 +167,7 @@ func scaledWeb(t *testing.T, env *testenv.Env, ns string) {
 // subresource) is left alone across reconciles, while a hand edit of a
 // ConfigMap of the same release is still restored.
 func TestDriftIgnoredReplicasSurviveWhileConfigMapIsRestored(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := driftFixture(t)
 	scaledWeb(t, env, ns)
 	// Each hand edit of the ConfigMap makes the operator reconcile and
@@ -195,7 +195,7 @@ func TestDriftIgnoredReplicasSurviveWhileConfigMapIsRestored(t *testing.T) {
 // object back to the chart's replicas (a three-way merge with the live
 // object), and the autoscaler then has to scale it again.
 func TestUpgradeLeavesIgnoredReplicasAlone(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := driftFixture(t)
 	ctx := context.Background()
 	scaledWeb(t, env, ns)
@@ -228,7 +228,7 @@ func TestUpgradeLeavesIgnoredReplicasAlone(t *testing.T) {
 // nothing; the resource stays Ready. An invalid annotation value is named
 // in a condition and the watch's mode applies.
 func TestDriftWarnReportsAndRestoresNothing(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := driftFixture(t)
 	ctx := context.Background()
 	byAnnotation := newCR(driftAppGVK, ns, "ann", map[string]any{})
@@ -274,7 +274,7 @@ func TestDriftWarnReportsAndRestoresNothing(t *testing.T) {
 // An edit made while the operator is stopped is found when it starts:
 // restored in correct mode, reported in warn mode.
 func TestDriftWhileOperatorStoppedIsFoundAtStart(t *testing.T) {
-	t.Parallel()
+	parallel(t, 15*time.Second)
 	env, ns, op := driftFixture(t)
 	ctx := context.Background()
 	for _, u := range []client.Object{newCR(driftAppGVK, ns, "fixed", map[string]any{}), newCR(warnAppGVK, ns, "told", map[string]any{})} {

@@ -133,7 +133,7 @@ func keysOn(t *testing.T, ns, name string, ordinal int, prefix string) int64 {
 // 3 -> 5 -> 3, upgrade, back up on request to an S3 API on 127.0.0.1, and
 // restore into a new EtcdCluster, checking the data at each step.
 func TestEtcdClusterDay2OnRealMembers(t *testing.T) {
-	t.Parallel()
+	parallel(t, 90*time.Second)
 	env, ns, _ := etcdMembersFixture(t)
 	ctx := context.Background()
 	endpoint := etcdtest.S3(t, "etcd-backups")

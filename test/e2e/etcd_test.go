@@ -29,7 +29,7 @@ var etcdGVK = schema.GroupVersionKind{Group: "apps.chartkeeper.dev", Version: "v
 // specified, Ready when the StatefulSet is; a size the chart refuses stalls
 // with a clear condition and leaves the running cluster alone.
 func TestEtcdClusterSample(t *testing.T) {
-	t.Parallel()
+	parallel(t, 30*time.Second)
 	env, ns := bundledFixture(t)
 	ctx := context.Background()
 

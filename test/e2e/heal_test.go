@@ -20,7 +20,7 @@ import (
 // with backoff; once the test creates the namespace it becomes Ready, with
 // no change to its spec.
 func TestMissingReleaseNamespaceHeals(t *testing.T) {
-	t.Parallel()
+	parallel(t, 20*time.Second)
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-heal.yaml")
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())

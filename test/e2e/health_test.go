@@ -42,7 +42,7 @@ const healthWait = 2 * time.Minute
 //     Stalled (kstatus: Failed) ends its wait at once too, with the
 //     Issuer's own message.
 func TestReadinessExpressions(t *testing.T) {
-	t.Parallel()
+	parallel(t, 45*time.Second)
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-health.yaml")
 	env, ns, _ := kindFixture(t, watchesFile, certGVK)
 	ctx := context.Background()

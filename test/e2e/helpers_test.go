@@ -15,11 +15,13 @@ import (
 	"time"
 
 	"github.com/chartkeeper/chartkeeper/test/framework/childproc"
+	"github.com/chartkeeper/chartkeeper/test/framework/longestfirst"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	sched = longestfirst.FromParallelFlag()
 	if !testing.Short() {
 		// Every binary the cluster tests run is built at once, in the
 		// background: the builds (each links a whole operator) then use
@@ -31,6 +33,22 @@ func TestMain(m *testing.M) {
 		}
 	}
 	testenv.Main(m, prebuilds.Wait) // no build outlives the tests
+}
+
+// sched gives the parallel tests their -parallel slots, longest first.
+var sched *longestfirst.Scheduler
+
+// quick is the duration parallel is given for a test of a few seconds.
+const quick time.Duration = 0
+
+// parallel runs t beside the other parallel tests (t.Parallel) once one of
+// the -parallel slots is free. about is roughly how long t takes in a full
+// make test on 2 cores (quick for a few seconds): the longest start first,
+// so that the suite does not end waiting for a long test that started last
+// (test/framework/longestfirst).
+func parallel(t *testing.T, about time.Duration) {
+	t.Helper()
+	sched.Parallel(t, about)
 }
 
 // prebuilds are TestMain's background builds.

@@ -21,7 +21,7 @@ import (
 // (the not-ready ones first), as kubectl get -o yaml and kubectl describe
 // show them.
 func TestHistoryAndInventoryInStatus(t *testing.T) {
-	t.Parallel()
+	parallel(t, 45*time.Second)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 
@@ -103,7 +103,7 @@ func TestHistoryAndInventoryInStatus(t *testing.T) {
 // documented bounds; the whole status, measured as the API server
 // returns it, stays under 32 KiB.
 func TestLargeReleaseStatusStaysBounded(t *testing.T) {
-	t.Parallel()
+	parallel(t, 75*time.Second)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	spec := map[string]any{"configMaps": 500, "nodeSelector": map[string]any{"chartkeeper.dev/no-such-node": "true"}}

@@ -20,7 +20,7 @@ import (
 // credentials made once and kept across upgrades, rotated on request (the
 // release rolls), certificates issued, status.app filled.
 func TestBuiltInHooksThroughTheOperator(t *testing.T) {
-	t.Parallel()
+	parallel(t, 15*time.Second)
 	env, ns, _ := appFixture(t, filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-hooks.yaml"))
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "db", map[string]any{"replicas": 1})); err != nil {
@@ -74,7 +74,7 @@ func TestBuiltInHooksThroughTheOperator(t *testing.T) {
 // requeue (no event needed), the release rolls to a new revision, and the
 // CA survives.
 func TestCertificatesRenewAndRollTheRelease(t *testing.T) {
-	t.Parallel()
+	parallel(t, 20*time.Second)
 	env, ns, _ := appFixture(t, filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-tls-short.yaml"))
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "web", map[string]any{"replicas": 1})); err != nil {

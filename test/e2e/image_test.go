@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
@@ -73,7 +74,7 @@ func parseDockerfile(text string) []dockerStage {
 // non-root user (a Deployment's runAsNonRoot can only verify a numeric one)
 // on a base without a shell or package manager.
 func TestManagerImage(t *testing.T) {
-	t.Parallel() // no cluster: a build and a file of the repository
+	parallel(t, 30*time.Second) // no cluster: a build and a file of the repository
 	root := testenv.RepoRoot()
 	b, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
 	if err != nil {

@@ -56,7 +56,7 @@ const releaseAccount = "chartkeeper-release"
 // TestValuesFromConfigMapsAndSecrets, and TestScopeConfinesReleases for a
 // chart's cluster-scoped objects.
 func TestImpersonatedReleases(t *testing.T) {
-	t.Parallel()
+	parallel(t, 25*time.Second)
 	env := testenv.Cluster(t)
 	ctx := context.Background()
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-impersonate.yaml")

@@ -25,7 +25,7 @@ import (
 // deletion (a witness the test gave the resource as owner is gone); what
 // is not kept is gone.
 func TestKeptObjectsSurviveTheCustomResource(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "keep", map[string]any{"keptVolume": true})); err != nil {
@@ -118,7 +118,7 @@ func gcWitness(t *testing.T, env *testenv.Env, ns, name string) string {
 // (1,024 bytes) still records its Warning Event, shortened, while the
 // condition keeps the whole message.
 func TestLongFailureMessagesStillMakeEvents(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	msg := "START-OF-ERROR " + strings.Repeat("this install failed for a long reason, ", 50) + "END-OF-ERROR"
@@ -160,7 +160,7 @@ func TestLongFailureMessagesStillMakeEvents(t *testing.T) {
 // in-sync steps that follow (three, requested with
 // chartkeeper.dev/reconcile-requested-at: each looks for leftovers).
 func TestKeptObjectSurvivesItsRemovalFromTheChart(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "dropkeep", map[string]any{"keptConfig": true})); err != nil {

@@ -43,7 +43,7 @@ func TestKubectlCategoryAndShortNames(t *testing.T) {
 // (events.k8s.io/v1, regarding the custom resource): here an install and
 // an upgrade.
 func TestDescribeShowsActionEvents(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, testWatches())
 	if err := env.Client.Create(context.Background(), newApp(ns, "web", map[string]any{})); err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ const (
 // test's namespace (WATCH_NAMESPACE: App is other tests' kind too); the
 // Lease, the ServiceAccount and its role are the test's own.
 func TestLeaderElectionHandsOver(t *testing.T) {
-	t.Parallel()
+	parallel(t, 20*time.Second)
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())
 	ns := env.Namespace(t)

@@ -24,7 +24,7 @@ import (
 // is repaired: merged again from what is live, it leaves the one port the
 // chart asks for.
 func TestUpgradeRepairsAListNoRevisionNames(t *testing.T) {
-	t.Parallel() // appFixture: its own namespace, its operator confined to it
+	parallel(t, quick) // appFixture: its own namespace, its operator confined to it
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	app := newApp(ns, "web", map[string]any{"port": 80})

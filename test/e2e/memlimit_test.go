@@ -19,7 +19,7 @@ import (
 // from its /metrics); without a limit it sets none; --memory-limit-ratio
 // changes the share, and 0 turns it off.
 func TestOperatorKeepsItsMemoryUnderTheContainerLimit(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	const limit = 256 << 20
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())

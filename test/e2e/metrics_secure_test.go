@@ -27,7 +27,7 @@ import (
 // config/rbac's metrics-auth-role); without it, plain HTTP as make run
 // serves it on loopback.
 func TestSecureMetrics(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	addr := freeAddr(t)
 	env, ns, op := appFixture(t, testWatches(), "--metrics-secure", "--metrics-bind-address", addr)
 	url := "https://" + addr + "/metrics"

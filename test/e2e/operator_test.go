@@ -18,7 +18,7 @@ import (
 // on SIGINT (Ctrl-C). The operator is confined to a namespace of its own
 // (WATCH_NAMESPACE): the bundled kinds are other tests' too.
 func TestOperatorServesProbesAndStopsCleanly(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env := testenv.Cluster(t)
 	watchesFile := filepath.Join(testenv.RepoRoot(), "watches.yaml")
 	installCRDs(t, env, watchesFile) // as every test of the bundled kinds applies them
@@ -48,7 +48,7 @@ func TestOperatorServesProbesAndStopsCleanly(t *testing.T) {
 // A malformed watches file stops the operator before it touches a cluster,
 // with exit code 2 and a message naming the entry and field.
 func TestOperatorRejectsBadWatchesFile(t *testing.T) {
-	t.Parallel() // no cluster
+	parallel(t, quick) // no cluster
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	content := "- group: apps.chartkeeper.dev\n  version: v1alpha1\n  kind: WebApp\n  chart: " +
 		filepath.Join(testenv.RepoRoot(), "charts", "webapp") + "\n- group: apps.chartkeeper.dev\n  version: v1alpha1\n  kind: Cache\n  chart: ./missing\n"
@@ -74,7 +74,7 @@ func TestOperatorRejectsBadWatchesFile(t *testing.T) {
 // kinds applies: their specs do not change. The local cluster make run
 // brings up is its own, in the subtest's temporary directory.
 func TestMakeRun(t *testing.T) {
-	t.Parallel()
+	parallel(t, 65*time.Second)
 	env := testenv.Cluster(t)
 	operatorBinary(t) // fail early on a build error
 	cases := []struct {

@@ -22,7 +22,7 @@ import (
 // upgrades the release back to the desired values and says in an Event
 // who changed it (the description Helm recorded).
 func TestHandUpgradeIsRevertedAndNamed(t *testing.T) {
-	t.Parallel()
+	parallel(t, 25*time.Second)
 	periodic := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-periodic.yaml")
 	env, ns, op := appFixture(t, periodic)
 	ctx := context.Background()

@@ -20,7 +20,7 @@ import (
 // owner, never upgrades the release to its own chart, and deleting it
 // leaves the owner's release and objects alone.
 func TestTwoKindsNeverShareARelease(t *testing.T) {
-	t.Parallel()
+	parallel(t, 15*time.Second)
 	env, ns, op := kindFixture(t, filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-twokinds.yaml"), hookAppGVK, appGVK)
 	ctx := context.Background()
 	// The watches file was found to allow it: a warning at start.
@@ -68,7 +68,7 @@ func TestTwoKindsNeverShareARelease(t *testing.T) {
 // say adopt: true): the resource is refused with a condition saying so,
 // the release keeps its one revision, and deleting the resource leaves it.
 func TestHandInstalledReleaseIsNotTakenOver(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env := testenv.Cluster(t)
 	wf := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-twokinds.yaml")
 	installCRDs(t, env, wf)
@@ -112,7 +112,7 @@ func TestHandInstalledReleaseIsNotTakenOver(t *testing.T) {
 // name a resource uses is taken over: upgraded to the resource's values,
 // then the resource's (deleting it uninstalls the release).
 func TestHandInstalledReleaseIsAdoptedWhenTheWatchSaysSo(t *testing.T) {
-	t.Parallel()
+	parallel(t, 15*time.Second)
 	env := testenv.Cluster(t)
 	wf := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-adopt.yaml")
 	installCRDs(t, env, wf)

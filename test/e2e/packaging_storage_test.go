@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
@@ -19,7 +20,7 @@ import (
 // BoardBundle is the test's own kind (its CRD no other test makes): its
 // operator may watch all namespaces (doc.go: Parallel tests).
 func TestCreateAPIChoosesChunkedStorageForLargeRelease(t *testing.T) {
-	t.Parallel()
+	parallel(t, 20*time.Second)
 	src := t.TempDir()
 	dashboardsWatches(t, src, "", 1) // one 640 KiB dashboard: a record of about 1.5 MiB
 	chart := filepath.Join(src, "charts", "dashboards")
@@ -59,7 +60,7 @@ func TestCreateAPIChoosesChunkedStorageForLargeRelease(t *testing.T) {
 // schema's enum) gets a CRD that refuses the sample create-api would
 // write: create-api says which field, exits non-zero and writes nothing.
 func TestCreateAPIRefusesASampleItsCRDRefuses(t *testing.T) {
-	t.Parallel() // no cluster
+	parallel(t, quick) // no cluster
 	proj := t.TempDir()
 	chart := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "charts", "loglevels")
 	out := chartkeeper(t, 1, "create-api", "--chart", chart, "--group", "test.chartkeeper.dev", "--version", "v1",

@@ -70,7 +70,7 @@ func foreignKinds(t *testing.T) []foreignKind {
 // are the test's own (packagedGroup) and its operator is confined to its
 // namespace (WATCH_NAMESPACE).
 func TestPackagedForeignCharts(t *testing.T) {
-	t.Parallel()
+	parallel(t, 25*time.Second)
 	env := testenv.Cluster(t)
 	ctx := context.Background()
 	proj := t.TempDir()
@@ -140,7 +140,7 @@ func TestPackagedForeignCharts(t *testing.T) {
 // for each chart with its defaults and each sample (an independent
 // renderer), and --relocated maps each to the mirror.
 func TestImagesMatchRenderedManifests(t *testing.T) {
-	t.Parallel() // no cluster: create-api, helm template and images read files
+	parallel(t, quick) // no cluster: create-api, helm template and images read files
 	proj := t.TempDir()
 	for _, k := range foreignKinds(t) {
 		chartkeeper(t, 0, "create-api", "--chart", k.chart, "--group", foreignGroup, "--version", "v1alpha1", "--kind", k.kind, "--project-dir", proj)

@@ -24,7 +24,7 @@ func TestPartialSchemaCRDTakesUndeclaredKeys(t *testing.T) {
 	// Its one cluster-scoped object is the CRD kvstores.foreign.chartkeeper.dev,
 	// which no other test makes (the corpus walk's KVStore is of its own
 	// group); it runs no operator.
-	t.Parallel()
+	parallel(t, quick)
 	env := testenv.Cluster(t)
 	ctx := context.Background()
 	proj := t.TempDir()

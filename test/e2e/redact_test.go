@@ -26,7 +26,7 @@ var vaultGVK = schema.GroupVersionKind{Group: "test.chartkeeper.dev", Version: "
 // fail quotes them raw, quoted, as JSON or base64-encoded. The operator is
 // chartkeeper with a test hook (testdata/redactop).
 func TestNestedAndSubchartSecretsAreRedacted(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env := testenv.Cluster(t)
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-redact.yaml")
 	installCRDs(t, env, watchesFile)

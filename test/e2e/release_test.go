@@ -22,7 +22,7 @@ import (
 // changes, has deleted and edited objects restored, and leaves nothing
 // behind when deleted.
 func TestReleaseLifecycle(t *testing.T) {
-	t.Parallel()
+	parallel(t, 20*time.Second)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 
@@ -140,7 +140,7 @@ func TestReleaseLifecycle(t *testing.T) {
 // An upgrade the API server rejects is rolled back to the last good
 // revision, retried a bounded number of times, then Stalled: no loop.
 func TestFailedUpgradeIsRolledBackWithoutLooping(t *testing.T) {
-	t.Parallel()
+	parallel(t, 20*time.Second)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "svc", map[string]any{"replicas": 1})); err != nil {
@@ -206,7 +206,7 @@ func TestFailedUpgradeIsRolledBackWithoutLooping(t *testing.T) {
 // express ("not"), a value its templates require. What the CRD expresses
 // the API server refuses outright, naming the field.
 func TestValuesTheChartRejectsStall(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	err := env.Client.Create(ctx, newApp(ns, "typed", map[string]any{"replicas": "many"}))

@@ -23,7 +23,7 @@ import (
 // scope unset (the default), and the operator runs under the generated
 // ClusterRole, which would allow all three: the scope check stops them.
 func TestScopeConfinesReleases(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, testWatches())
 	other := env.Namespace(t)
 	ctx := context.Background()
@@ -98,7 +98,7 @@ func eventMessages(ctx context.Context, t *testing.T, env *testenv.Env, ns, name
 // it does not name gets no finalizer, no status and no release, however
 // long it waits.
 func TestWatchNamespaceConfines(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, testWatches())
 	other := env.Namespace(t)
 	ctx := context.Background()

@@ -41,7 +41,7 @@ var databaseGVK = schema.GroupVersionKind{Group: "test.chartkeeper.dev", Version
 // every Event of the namespace, and every status and annotation the
 // resource showed: none may be there.
 func TestSecretsStayOutOfWhatTheOperatorWrites(t *testing.T) {
-	t.Parallel()
+	parallel(t, 25*time.Second)
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-secrets.yaml")
 	env, ns, op := confinedFixture(t, watchesFile, watchesFile, []schema.GroupVersionKind{databaseGVK}, []string{"--zap-log-level=debug"})
 	ctx := context.Background()

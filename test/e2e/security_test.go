@@ -21,7 +21,7 @@ import (
 // credentials, TLS keys and a writeOnly password, makes the chart fail with
 // a message quoting the password, and scans everything the operator wrote.
 func TestSecretsStayOutOfLogsAndEvents(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, op := appFixture(t, filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-hooks.yaml"), "--zap-log-level=debug")
 	ctx := context.Background()
 	const good, short = "hunter2-canary-good", "cnry-short" // the chart wants 12 characters at least

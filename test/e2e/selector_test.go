@@ -12,7 +12,7 @@ import (
 // A watch's selector confines the operator to the custom resources it
 // selects: others get no finalizer, no status and no release.
 func TestSelectorConfinesTheWatch(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-shard-a.yaml"))
 	ctx := context.Background()
 	mine := newApp(ns, "mine", map[string]any{"replicas": 1})
@@ -45,7 +45,7 @@ func TestSelectorConfinesTheWatch(t *testing.T) {
 // the test's namespace (WATCH_NAMESPACE): other tests' Apps, labelled with
 // shards too (TestSelectorConfinesTheWatch), are out of their reach.
 func TestShardsSplitTheResources(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())
 	ns := env.Namespace(t)

@@ -23,7 +23,7 @@ import (
 // them, its revision 1 is the same Secret (never uninstalled and installed
 // again), and no uninstall is recorded.
 func TestSlowFirstInstallIsNotTornDown(t *testing.T) {
-	t.Parallel()
+	parallel(t, 20*time.Second)
 	const timeout = 3 * time.Second
 	watchesFile := appWatches(t, fmt.Sprintf("  remediation:\n    retries: 2\n    backoff: {initial: 1s, max: 2s}\n  readiness:\n    timeout: %s\n", timeout))
 	env, ns, _ := appFixture(t, watchesFile)

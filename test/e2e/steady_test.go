@@ -53,7 +53,7 @@ func TestSteadyStateIsQuiet(t *testing.T) {
 	// cases run in parallel, with each other and with the other tests.
 	// Load only delays the last events of the rollouts: the window starts
 	// once they are over (settleSteady).
-	t.Parallel()
+	parallel(t, 45*time.Second)
 	const n = 20
 	for _, tc := range []struct {
 		name, watches string

@@ -56,7 +56,7 @@ func latestRevision(t *testing.T, env *testenv.Env, ns, name string) int {
 // it a fresh retry budget: it installs, becomes Ready, and
 // status.lastHandledReconcileAt shows the value.
 func TestReconcileRequestRetriesAStalledResource(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-services"},
@@ -153,7 +153,7 @@ func suspended(t *testing.T, env *testenv.Env, ns, name string) {
 // revision; removing it releases the change. Deleting a suspended
 // resource still uninstalls its release.
 func TestSuspendHoldsTheReleaseAndDeletionStillUninstalls(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := appFixture(t, testWatches())
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newApp(ns, "held", map[string]any{"data": "v1"})); err != nil {
@@ -198,7 +198,7 @@ func TestSuspendHoldsTheReleaseAndDeletionStillUninstalls(t *testing.T) {
 // chartkeeper does not know is refused with a condition naming it, before
 // anything is installed.
 func TestHelmOperatorAnnotations(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := kindFixture(t, timeoutWatches(), hookAppGVK)
 	ctx := context.Background()
 

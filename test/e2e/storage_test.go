@@ -115,7 +115,7 @@ func revisionStatuses(t *testing.T, env *testenv.Env, ns, name string) map[strin
 // revisions are index and chunk Secrets, each under 1 MiB, labelled so
 // that the operator sees them.
 func TestChunkedStorageKeepsLargeRelease(t *testing.T) {
-	t.Parallel()
+	parallel(t, 55*time.Second)
 	env, ns, _ := kindFixture(t, bigReleaseWatches(t, "chunked"), bigReleaseGVK)
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newCR(bigReleaseGVK, ns, "mon", map[string]any{})); err != nil {
@@ -199,7 +199,7 @@ func TestChunkedStorageKeepsLargeRelease(t *testing.T) {
 // cannot be stored: the install is refused, before anything is applied,
 // with a message that says why and what to set.
 func TestSecretStorageRefusesLargeReleaseClearly(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env, ns, _ := kindFixture(t, bigReleaseWatches(t, ""), bigReleaseGVK)
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, newCR(bigReleaseGVK, ns, "mon", map[string]any{})); err != nil {
@@ -244,7 +244,7 @@ func patchCR(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, na
 // place: the release is read as it was stored, upgraded, and its
 // revisions are then stored chunked; it uninstalls without leftovers.
 func TestStorageSwitchKeepsTheRelease(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	dir := t.TempDir()
 	watchesFile := dashboardsWatches(t, dir, "secret", 0)
 	env, ns, op := kindFixture(t, watchesFile, bigReleaseGVK)

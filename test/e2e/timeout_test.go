@@ -28,7 +28,7 @@ var hookAppGVK = schema.GroupVersionKind{Group: "test.chartkeeper.dev", Version:
 // the kind is freed, so another resource of the same kind, its hook turned
 // off by values, still installs and becomes Ready.
 func TestHookThatNeverCompletesTimesOut(t *testing.T) {
-	t.Parallel()
+	parallel(t, 25*time.Second)
 	env, ns, _ := kindFixture(t, timeoutWatches(), hookAppGVK)
 	ctx := context.Background()
 

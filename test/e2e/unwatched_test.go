@@ -21,7 +21,7 @@ import (
 // chartkeeper_unwatched_releases metric), and the documented kubectl
 // command (docs/release-engine.md) lets a deleted resource go.
 func TestKindRemovedFromWatchesIsReportedAtStart(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env := testenv.Cluster(t)
 	installCRDs(t, env, testWatches())
 	installCRDs(t, env, timeoutWatches())

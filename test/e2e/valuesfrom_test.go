@@ -36,7 +36,7 @@ const valuesSourcesWatched = "chartkeeper_values_sources_watched"
 // objects are watched, shared between resources, and no longer once no
 // resource refers to them.
 func TestValuesFromConfigMapsAndSecrets(t *testing.T) {
-	t.Parallel()
+	parallel(t, quick)
 	env := testenv.Cluster(t)
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-valuesfrom.yaml")
 	installCRDs(t, env, watchesFile)

@@ -31,7 +31,7 @@ var webAppGVK = schema.GroupVersionKind{Group: "apps.chartkeeper.dev", Version: 
 // spec change scales the Deployment, and a spec the chart's schema rejects
 // stalls without touching what runs.
 func TestWebAppSamples(t *testing.T) {
-	t.Parallel()
+	parallel(t, 25*time.Second)
 	env, ns := bundledFixture(t)
 	kubectl := filepath.Join(testenv.BinDir(), "kubectl")
 	t.Cleanup(func() {
