@@ -13,7 +13,10 @@ export CGO_ENABLED ?= 0
 # function names and lines): each link is about a fifth cheaper. They are
 # kept in TESTBIN by hack/gotest.sh, and tools are built by hack/golink.sh
 # through Go's build cache, so a fresh clone on a warm machine links again
-# only what changed.
+# only what changed. go run and go vet take -trimpath too: then what Go's
+# caches keep of them does not depend on where the clone is, and a fresh
+# clone on a warm machine reuses it (make lint there: about 65 s without,
+# 7 s with).
 TEST_LDFLAGS := -s -w
 
 # Local cluster used by "make run" and "make cluster-*".
@@ -114,7 +117,7 @@ test-unit: ## Run every test that needs no cluster and no bin/ (go test -short; 
 
 .PHONY: manifests
 manifests: ## Generate CRDs (schemas from the charts), the manager ClusterRole, missing samples, the operator chart and OLM bundle under config/.
-	go run ./cmd/chartkeeper manifests
+	go run -trimpath ./cmd/chartkeeper manifests
 
 # Chart packaging: make create-api CHART=path/to/chart-or.tgz GROUP=apps.example.com VERSION=v1alpha1 KIND=Memcached [HOOK=1] [SERVICE_ACCOUNT=chartkeeper-release]
 CHART ?=
@@ -125,11 +128,11 @@ HOOK ?=
 
 .PHONY: create-api
 create-api: ## Package a chart as a new kind: CHART=dir|tgz GROUP=... VERSION=... KIND=... [HOOK=1 for a Go hook stub] [SERVICE_ACCOUNT=name: releases run as it].
-	go run ./cmd/chartkeeper create-api --chart "$(CHART)" --group "$(GROUP)" --version "$(VERSION)" --kind "$(KIND)" $(if $(HOOK),--hook) $(if $(SERVICE_ACCOUNT),--service-account '$(SERVICE_ACCOUNT)')
+	go run -trimpath ./cmd/chartkeeper create-api --chart "$(CHART)" --group "$(GROUP)" --version "$(VERSION)" --kind "$(KIND)" $(if $(HOOK),--hook) $(if $(SERVICE_ACCOUNT),--service-account '$(SERVICE_ACCOUNT)')
 
 .PHONY: images
 images: ## List every image the bundled charts release (for mirroring into an air-gapped registry).
-	@go run ./cmd/chartkeeper images
+	@go run -trimpath ./cmd/chartkeeper images
 
 .PHONY: helm-chart bundle
 helm-chart: manifests ## Generate the operator's Helm chart config/chart/chartkeeper from config/ (make manifests writes it).
@@ -137,7 +140,7 @@ bundle: manifests ## Generate the OLM bundle config/bundle (CSV, CRDs, annotatio
 
 .PHONY: verify-manifests
 verify-manifests: ## Fail if the generated manifests under config/ are stale.
-	go run ./cmd/chartkeeper manifests --check
+	go run -trimpath ./cmd/chartkeeper manifests --check
 
 .PHONY: install
 install: bin/kubectl ## Install the CRDs into the cluster of KUBECONFIG.
@@ -158,7 +161,7 @@ undeploy: bin/kubectl ## Remove what deploy created (CRDs and every custom resou
 .PHONY: lint
 lint: verify-manifests ## gofmt, go vet, the product/tooling layout check and the generated-files check.
 	@bad=$$(gofmt -l cmd internal hack test 2>/dev/null); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
-	go vet ./...
+	go vet -trimpath ./...
 	hack/verify-layout.sh
 
 .PHONY: docker-build
