@@ -9,9 +9,11 @@
 #    compiled with coverage instrumentation, then a large test binary
 #    linked) costs more than a few seconds of fuzzing. So each package's
 #    fuzz binary is built once for all its targets, with go test -c -fuzz,
-#    into FUZZ_BIN (default tmp/fuzz), and kept there: go links it again
-#    only when the package or a dependency changed, and the instrumented
-#    packages stay in the build cache (GOCACHE) as usual.
+#    into FUZZ_BIN (default chartkeeper/fuzz-binaries in the user's cache
+#    directory), with -trimpath, and kept there: go links it again only
+#    when the package or a dependency changed, in this clone or in a fresh
+#    one on the same machine, and the instrumented packages stay in the
+#    build cache (GOCACHE) as usual.
 #  - Then the targets fuzz FUZZ_JOBS at a time (default: the number of
 #    CPUs), each with FUZZ_PARALLEL workers (default 1): the same CPU as
 #    one target at a time with a worker per CPU, in a fraction of the wall
@@ -33,7 +35,7 @@ match=${FUZZ_MATCH:-.}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 parallel=${FUZZ_PARALLEL:-1}
 ((jobs >= 1)) || jobs=1
-bin=${FUZZ_BIN:-tmp/fuzz}
+bin=${FUZZ_BIN:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/chartkeeper/fuzz-binaries}
 gocache=$(go env GOCACHE)
 if [[ -z $gocache || $gocache == off ]]; then
 	echo "fuzz: GOCACHE is off; the fuzz corpus lives in the build cache" >&2
@@ -73,7 +75,7 @@ start=$(date +%s)
 # -s -w: no symbol table nor DWARF, a quicker link; a failure's stack trace
 # still names functions and lines.
 for dir in "${dirs[@]}"; do
-	if ! go test -c -vet=off -fuzz=. -ldflags='-s -w' -o "$(binary "$dir")" "$dir" >"$logs/build.log" 2>&1; then
+	if ! go test -c -trimpath -vet=off -fuzz=. -ldflags='-s -w' -o "$(binary "$dir")" "$dir" >"$logs/build.log" 2>&1; then
 		echo "fuzz: FAIL building the fuzz test binary of $dir:" >&2
 		cat "$logs/build.log" >&2
 		exit 1

@@ -22,7 +22,7 @@ export CHARTKEEPER_TEST_KUBECONFIG="$PWD/$dir/admin.kubeconfig"
 # The fuzz smoke needs no cluster. It runs beside the Go tests at nice 10,
 # so it takes the CPU time they leave idle (the end-to-end tests spend much
 # of theirs waiting for the cluster) and little of the rest; hack/fuzz.sh
-# builds each package's fuzz binary, kept in tmp/fuzz, then fuzzes the
+# builds each package's fuzz binary, kept between runs, then fuzzes the
 # targets side by side. Its report follows the Go tests'.
 # setsid gives it a process group of its own, which cleanup stops whole.
 FUZZTIME="${FUZZ_SMOKE:-3s}" setsid nice -n 10 hack/fuzz.sh >"$fuzzlog" 2>&1 &
