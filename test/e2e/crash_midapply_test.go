@@ -22,9 +22,9 @@ import (
 // and upgrades to the new spec. make chaos lost releases when such an
 // upgrade left no record: the live Service port was in no stored revision,
 // and every later merge added the desired port next to it.
-func TestKillMidUpgradeLeavesItsRecord(t *testing.T) {
-	// Serial (see crashWatches): it waits the action timeout out, which
-	// an action on 150 ConfigMaps must not reach.
+func killMidUpgradeLeavesItsRecord(t *testing.T) {
+	// Serial but for its sibling (TestKillDuringUpgrade): it waits the
+	// action timeout out, which an action on 150 ConfigMaps must not reach.
 	watchesFile := crashWatches()
 	env, ns, first := crashFixture(t, watchesFile)
 	ctx := context.Background()

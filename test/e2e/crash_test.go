@@ -26,9 +26,9 @@ import (
 // it as abandoned, unlocks it and converges. (The chart's hook makes Helm
 // record the revision pending: without hooks it is recorded once, with its
 // outcome; see crash_norecord_test.go.)
-func TestUnlockAfterKillDuringUpgrade(t *testing.T) {
-	// Serial (see crashWatches): it waits the action timeout out, which
-	// an action on 150 ConfigMaps must not reach.
+func unlockAfterKillDuringUpgrade(t *testing.T) {
+	// Serial but for its sibling (TestKillDuringUpgrade): it waits the
+	// action timeout out, which an action on 150 ConfigMaps must not reach.
 	watchesFile := crashWatches()
 	env, ns, first := crashFixture(t, watchesFile)
 	ctx := context.Background()
@@ -94,6 +94,28 @@ func crashFixture(t *testing.T, watchesFile string) (*testenv.Env, string, *proc
 	installCRDs(t, env, testWatches())
 	ns := env.Namespace(t)
 	return env, ns, restartConfined(t, env, ns, watchesFile)
+}
+
+// TestKillDuringUpgrade holds the two tests that kill an operator during
+// an upgrade and wait the action timeout out (crashWatches). They run
+// serially with the rest of the suite, for the reason crashWatches gives,
+// but beside each other: each confines its operator to a namespace of its
+// own, and two actions on 150 ConfigMaps at once stay seconds away from
+// the 15 s timeout on an otherwise quiet cluster. Most of their time is
+// waiting for that timeout, so together they take the time of one.
+func TestKillDuringUpgrade(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"MidApplyLeavesItsRecord", killMidUpgradeLeavesItsRecord},
+		{"PendingIsUnlockedAfterTheTimeout", unlockAfterKillDuringUpgrade},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // beside its sibling only: the parent is serial
+			c.run(t)
+		})
+	}
 }
 
 // crashWatches is watches-unlock.yaml: a pending revision is taken as
