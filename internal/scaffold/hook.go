@@ -1,7 +1,6 @@
 package scaffold
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"go/format"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/template"
+
+	"golang.org/x/mod/modfile"
 )
 
 // appsDir holds one folder per app; allDir's generated file imports them.
@@ -139,22 +140,15 @@ func isGoPackage(dir string) (bool, error) {
 // modulePath reads the module path of the project's go.mod (default
 // defaultModule when there is none).
 func modulePath(dir string) (string, error) {
-	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return defaultModule, nil
 	}
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`), nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return "", err
+	if m := modfile.ModulePath(b); m != "" {
+		return m, nil
 	}
 	return "", errors.New("go.mod names no module")
 }

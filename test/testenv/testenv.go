@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/mod/modfile"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -99,15 +99,7 @@ func findRepoRoot() string {
 // modulePath.
 func declaresModule(path string) bool {
 	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
-			return strings.Trim(f[1], `"`) == modulePath
-		}
-	}
-	return false
+	return err == nil && modfile.ModulePath(b) == modulePath
 }
 
 // BinDir returns the directory of the control-plane binaries.
