@@ -35,7 +35,7 @@ type Client struct {
 	// storageFor returns the release storage of a namespace, of a kind.
 	// Tests swap in Helm's memory driver.
 	storageFor func(namespace string, kind Storage) *storage.Storage
-	kubeFor    func(namespace, user string, log func(string, ...any), asReleased func(ownership.Placement) bool) kube.Interface
+	kubeFor    func(namespace string, log func(string, ...any), g Guard) kube.Interface
 
 	// secrets serves the release storage's reads from the metadata cache
 	// and its own writes (see ReadReleasesFrom).
@@ -70,12 +70,12 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 		caps, err := c.capabilities()
 		return err == nil && validatesFields(caps.KubeVersion)
 	}
-	c.kubeFor = func(ns, user string, log func(string, ...any), asReleased func(ownership.Placement) bool) kube.Interface {
-		kc := kube.New(g.inNamespace(ns).as(user))
+	c.kubeFor = func(ns string, log func(string, ...any), gd Guard) kube.Interface {
+		kc := kube.New(g.inNamespace(ns).as(gd.As))
 		kc.Factory = sharedValidatorFactory{Factory: kc.Factory, shared: shared}
 		kc.Namespace = ns
 		kc.Log = log
-		return reachedClient{Client: kc, asReleased: asReleased}
+		return reachedClient{Client: kc, asReleased: gd.AsReleased, fresh: gd.fresh}
 	}
 	c.capsFor = c.discoverCapabilities
 	return c, nil
@@ -89,7 +89,7 @@ func NewOffline(st *storage.Storage, kc kube.Interface) *Client {
 	return &Client{
 		log:        func(string, ...any) {},
 		storageFor: func(string, Storage) *storage.Storage { return st },
-		kubeFor:    func(string, string, func(string, ...any), func(ownership.Placement) bool) kube.Interface { return kc },
+		kubeFor:    func(string, func(string, ...any), Guard) kube.Interface { return kc },
 		capsFor:    func() (*chartutil.Capabilities, error) { return chartutil.DefaultCapabilities, nil },
 	}
 }
@@ -152,6 +152,10 @@ type Guard struct {
 	// do only what that user may. The release storage stays the
 	// operator's. "": the operator's own identity.
 	As string
+
+	// fresh: the install creates its objects without reading them first
+	// (see createFirst; Install sets it).
+	fresh *createFirst
 }
 
 func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard) (*action.Configuration, error) {
@@ -172,7 +176,7 @@ func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard)
 	return &action.Configuration{
 		RESTClientGetter: getter,
 		Releases:         st,
-		KubeClient:       withAdmit(c.kubeFor(ns, g.As, log, g.AsReleased), g.Admit),
+		KubeClient:       withAdmit(c.kubeFor(ns, log, g), g.Admit),
 		Capabilities:     caps,
 		Log:              log,
 	}, nil
@@ -180,7 +184,15 @@ func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard)
 
 // Install installs a new release. Helm records a failed install as a
 // revision with status failed; the returned error says what failed.
+//
+// It creates the release's objects without reading them first, and reads
+// only those the API server says exist (see createFirst). That needs the
+// release's objects to be the first manifest Helm builds: so only with
+// SkipCRDs (the engine's way); otherwise Helm reads each object first.
 func (c *Client) Install(ctx context.Context, r Request) (*release.Release, error) {
+	if r.SkipCRDs {
+		r.Guard.fresh = &createFirst{}
+	}
 	cfg, err := c.config(ctx, r.Namespace, r.MaxHistory, r.Guard)
 	if err != nil {
 		return nil, err
@@ -192,7 +204,26 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 	ctx, cancel := Bound(ctx, r.Timeout)
 	defer cancel()
 	rel, err := in.RunWithContext(ctx, r.Chart, r.Values)
-	return rel, ExplainAs(c.explainTimeout(ctx, joinFlush(cfg, err), r.Timeout, r.Name, r.Namespace), r.As)
+	err = joinFlush(cfg, err)
+	if refused := r.Guard.fresh.refusal(); refused != nil {
+		return nil, ExplainAs(withdraw(cfg, rel, refused), r.As)
+	}
+	return rel, ExplainAs(c.explainTimeout(ctx, err, r.Timeout, r.Name, r.Namespace), r.As)
+}
+
+// withdraw removes the revision of an install refused on an object that is
+// not the release's (see createFirst): Helm refuses it before it stores
+// anything, so nothing is left stored here either. It returns Helm's
+// error.
+func withdraw(cfg *action.Configuration, rel *release.Release, refused error) error {
+	err := fmt.Errorf("Unable to continue with install: %w", refused) //nolint:staticcheck // Helm's words
+	if rel == nil || rel.Version == 0 {
+		return err
+	}
+	if _, derr := cfg.Releases.Delete(rel.Name, rel.Version); derr != nil && !errors.Is(derr, driver.ErrReleaseNotFound) {
+		return errors.Join(err, fmt.Errorf("removing revision %d of the refused install: %w", rel.Version, derr))
+	}
+	return err
 }
 
 // Upgrade upgrades an existing release to the request's chart and values

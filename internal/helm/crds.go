@@ -26,14 +26,26 @@ func withoutCRDs(rl kube.ResourceList) kube.ResourceList {
 	return rl.Filter(func(info *resource.Info) bool { return !isCRDInfo(info) })
 }
 
+// Delete and DeleteWithPropagationPolicy first let an install that has
+// not read its objects yet read them (a hook's deletion is a write; see
+// createFirst).
 func (c reachedClient) Delete(rl kube.ResourceList) (*kube.Result, []error) {
+	if err := c.fresh.beforeOtherWrite(); err != nil {
+		return nil, []error{err}
+	}
 	return c.Client.Delete(withoutCRDs(rl))
 }
 
 func (c reachedClient) DeleteWithPropagationPolicy(rl kube.ResourceList, policy metav1.DeletionPropagation) (*kube.Result, []error) {
+	if err := c.fresh.beforeOtherWrite(); err != nil {
+		return nil, []error{err}
+	}
 	return c.Client.DeleteWithPropagationPolicy(withoutCRDs(rl), policy)
 }
 
 func (c reachedClient) UpdateThreeWayMerge(original, target kube.ResourceList, force bool) (*kube.Result, error) {
+	if err := c.fresh.beforeOtherWrite(); err != nil {
+		return nil, err
+	}
 	return c.Client.UpdateThreeWayMerge(withoutCRDs(original), target, force)
 }

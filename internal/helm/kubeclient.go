@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,9 +94,33 @@ type reachedClient struct {
 	*kube.Client
 	// asReleased: see Guard.AsReleased (nil: every object is read).
 	asReleased func(ownership.Placement) bool
+	// fresh: an install that creates before it reads (nil: not an install).
+	fresh *createFirst
 }
 
 func (reachedClient) IsReachable() error { return nil }
+
+// Build is Helm's; an install's first manifest is its release's objects
+// (see createFirst).
+func (c reachedClient) Build(r io.Reader, validate bool) (kube.ResourceList, error) {
+	list, err := c.Client.Build(r, validate)
+	if err == nil && c.fresh != nil {
+		c.fresh.took(list)
+	}
+	return list, err
+}
+
+// Create is Helm's, except an install's create of its release's objects
+// (see createFirst).
+func (c reachedClient) Create(resources kube.ResourceList) (*kube.Result, error) {
+	if c.fresh != nil && c.fresh.isRelease(resources) {
+		return c.create(resources)
+	}
+	if err := c.fresh.beforeOtherWrite(); err != nil {
+		return nil, err
+	}
+	return c.Client.Create(resources)
+}
 
 // validatesFields reports whether a Kubernetes version's API server
 // validates fields itself (server-side field validation, GA in 1.27).

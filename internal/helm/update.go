@@ -42,6 +42,9 @@ import (
 // policy) are left to Helm's own code, in Helm's order. --force goes to
 // Helm whole. CRDs are never among the previous objects (crds.go).
 func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*kube.Result, error) {
+	if err := c.fresh.beforeOtherWrite(); err != nil {
+		return nil, err
+	}
 	original = withoutCRDs(original)
 	if force {
 		return c.Client.Update(original, target, force)

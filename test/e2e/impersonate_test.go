@@ -150,9 +150,11 @@ func TestImpersonatedReleases(t *testing.T) {
 	}
 
 	// 2. Team A, same values: refused by A's account's RBAC. The verb is
-	// get: Helm reads each object an install would create first (it takes
-	// over none it did not make), and that read is already refused.
-	c := waitTenantFailed(t, env, nsA, "wide", userA, "get", "clusterrolebindings.rbac.authorization.k8s.io")
+	// create: the install creates each object without reading it first,
+	// and that create is refused; what it made before is deleted again and
+	// no revision is stored, as when Helm's read before the create was
+	// refused.
+	c := waitTenantFailed(t, env, nsA, "wide", userA, "create", "clusterrolebindings.rbac.authorization.k8s.io")
 	t.Logf("team A's clusterWide TenantApp: Ready False %s: %s", c.Reason, c.Message)
 	for _, obj := range []client.Object{
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: nsA + "-wide-tenantapp"}},
@@ -161,6 +163,13 @@ func TestImpersonatedReleases(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
 			t.Errorf("team A's refused release: %T %s: want not found, got %v", obj, client.ObjectKeyFromObject(obj), err)
 		}
+	}
+	var revisions corev1.SecretList
+	if err := env.Client.List(ctx, &revisions, client.InNamespace(nsA), client.MatchingLabels{"owner": "helm", "name": "wide"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(revisions.Items) > 0 {
+		t.Errorf("team A's refused release stored %d revisions, want none", len(revisions.Items))
 	}
 
 	// 3. Team A without the ClusterRoleBinding: installed, and kept as
@@ -191,7 +200,7 @@ func TestImpersonatedReleases(t *testing.T) {
 
 	// 4. No account in the namespace: nothing is released, and the
 	// condition names the account.
-	c = waitTenantFailed(t, env, nsC, "orphan", userC, "get", "serviceaccounts")
+	c = waitTenantFailed(t, env, nsC, "orphan", userC, "create", "serviceaccounts")
 	t.Logf("a namespace without the account: Ready False %s: %s", c.Reason, c.Message)
 
 	// 5. Another account named where the watch allows none: refused

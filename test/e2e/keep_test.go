@@ -95,6 +95,34 @@ func TestKeptObjectsSurviveTheCustomResource(t *testing.T) {
 	if err := kept(ctx); err != nil {
 		t.Fatal(err)
 	}
+
+	// The App made again takes its claim back: the install finds it (it
+	// still carries the release's Helm marks) and adopts it, as Helm's
+	// install does, rather than failing on it or making another.
+	before := &corev1.PersistentVolumeClaim{}
+	if err := env.Client.Get(ctx, pvcKey, before); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Create(ctx, newApp(ns, "keep", map[string]any{"keptVolume": true})); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
+		_, st, err := getApp(ctx, env, ns, "keep")
+		if err != nil {
+			return err
+		}
+		if c := condition(st, api.ConditionReleased); c.Status != metav1.ConditionTrue || st.Release == nil || st.Release.Revision != 1 {
+			return fmt.Errorf("not released at revision 1: %+v %+v", st.Release, st.Conditions)
+		}
+		return nil
+	})
+	after := &corev1.PersistentVolumeClaim{}
+	if err := env.Client.Get(ctx, pvcKey, after); err != nil {
+		t.Fatal(err)
+	}
+	if after.UID != before.UID || after.DeletionTimestamp != nil {
+		t.Errorf("the kept claim was replaced or is being deleted: uid %s (was %s), deletion %v", after.UID, before.UID, after.DeletionTimestamp)
+	}
 }
 
 // gcWitness creates a ConfigMap owned by the App name (an ownerReference to
