@@ -136,21 +136,32 @@ func (f *createFirst) beforeOtherWrite() error {
 	if f == nil || !f.write() {
 		return nil
 	}
-	var conflicts []error
+	var refusals []error
 	for _, info := range f.objects {
-		live, err := resource.NewHelper(info.Client, info.Mapping).Get(info.Namespace, info.Name)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return f.refuse(fmt.Errorf("could not get information about the resource %s: %w", describe(info), err))
-		}
-		if err := ownedByRelease(live, info.Object); err != nil {
-			conflicts = append(conflicts, fmt.Errorf("%s exists and cannot be imported into the current release: %w", describe(info), err))
+		if refused := inspect(info); refused != nil {
+			refusals = append(refusals, refused)
 		}
 	}
-	if len(conflicts) > 0 {
-		return f.refuse(errors.Join(conflicts...))
+	if len(refusals) > 0 {
+		return f.refuse(errors.Join(refusals...))
+	}
+	return nil
+}
+
+// inspect reads an object of the release and checks it as Helm's install
+// does: it may be adopted (nil) when it is absent or marked for this
+// release; otherwise the error says why not (it is another's, or the read
+// failed).
+func inspect(info *resource.Info) error {
+	live, err := resource.NewHelper(info.Client, info.Mapping).Get(info.Namespace, info.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("could not get information about the resource %s: %w", describe(info), err)
+	}
+	if err := ownedByRelease(live, info.Object); err != nil {
+		return fmt.Errorf("%s exists and cannot be imported into the current release: %w", describe(info), err)
 	}
 	return nil
 }
@@ -164,27 +175,20 @@ func (f *createFirst) beforeOtherWrite() error {
 // the release's, a read that fails, and a create the API server's
 // authorization forbids (the identity the release runs as may not make
 // that kind: Helm's read was refused the same way, for the same missing
-// rule). What this create
-// made is deleted again, and Install removes the revision. Any other
-// failure is Helm's: the objects made stay, the revision is failed.
+// rule). What this create made is deleted again, and Install removes the
+// revision. Any other failure is Helm's: the objects made stay, the
+// revision is failed.
 func (c reachedClient) create(resources kube.ResourceList) (*kube.Result, error) {
 	c.fresh.write()
 	created, existing, forbidden, err := createEach(resources)
 	refusals := forbidden
 	var adopt kube.ResourceList
 	for _, info := range existing {
-		live, err := resource.NewHelper(info.Client, info.Mapping).Get(info.Namespace, info.Name)
-		switch {
-		case apierrors.IsNotFound(err): // gone in between: Helm's update creates it
+		// One gone in between is adopted too: Helm's update creates it.
+		if refused := inspect(info); refused != nil {
+			refusals = append(refusals, refused)
+		} else {
 			adopt = append(adopt, info)
-		case err != nil:
-			refusals = append(refusals, fmt.Errorf("could not get information about the resource %s: %w", describe(info), err))
-		default:
-			if err := ownedByRelease(live, info.Object); err != nil {
-				refusals = append(refusals, fmt.Errorf("%s exists and cannot be imported into the current release: %w", describe(info), err))
-			} else {
-				adopt = append(adopt, info)
-			}
 		}
 	}
 	if len(refusals) > 0 {
