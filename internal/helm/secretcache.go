@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/metrics"
 )
 
 // secretCache serves the release storage's reads without asking the API
@@ -211,6 +213,7 @@ func (c *secretCache) has(ns, name string) bool {
 }
 
 func (v *cachedSecrets) liveGet(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Secret, error) {
+	metrics.StorageRead("get")
 	s, err := v.SecretInterface.Get(ctx, name, opts)
 	switch {
 	case err == nil:
@@ -327,6 +330,7 @@ func (c *secretCache) markAbsent(ns, rel string) {
 }
 
 func (v *cachedSecrets) liveList(ctx context.Context, opts metav1.ListOptions, rel string) (*corev1.SecretList, error) {
+	metrics.StorageRead("list")
 	list, err := v.SecretInterface.List(ctx, opts)
 	if err != nil {
 		return nil, err
