@@ -17,6 +17,8 @@ import (
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
 )
 
 // createFirst is an install that creates its objects without reading
@@ -326,10 +328,11 @@ func describe(info *resource.Info) string {
 	return fmt.Sprintf("%s %q in namespace %q", info.Mapping.GroupVersionKind.Kind, info.Name, info.Namespace)
 }
 
-// isKept reports whether the chart marks obj helm.sh/resource-policy: keep.
+// isKept reports whether the chart marks obj helm.sh/resource-policy: keep
+// (read as Helm reads it: ownership.Kept).
 func isKept(obj runtime.Object) bool {
 	a, err := meta.Accessor(obj)
-	return err == nil && a.GetAnnotations()[kube.ResourcePolicyAnno] == kube.KeepPolicy
+	return err == nil && ownership.Kept(a.GetAnnotations())
 }
 
 // presumedAbsent is an object's REST client whose reads answer "not found"

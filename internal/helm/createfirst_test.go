@@ -2,7 +2,6 @@ package helm
 
 import (
 	"errors"
-
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
