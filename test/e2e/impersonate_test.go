@@ -166,13 +166,9 @@ func TestImpersonatedReleases(t *testing.T) {
 	}
 	// Each retry stores its revision pending before its first create, and
 	// removes it when refused: none stays.
-	testenv.Eventually(t, 30*time.Second, func(ctx context.Context) error {
-		var revisions corev1.SecretList
-		if err := env.Client.List(ctx, &revisions, client.InNamespace(nsA), client.MatchingLabels{"owner": "helm", "name": "wide"}); err != nil {
-			return err
-		}
-		if len(revisions.Items) > 0 {
-			return fmt.Errorf("team A's refused release holds %d revisions, want none", len(revisions.Items))
+	testenv.Eventually(t, 30*time.Second, func(context.Context) error {
+		if revs := releaseSecrets(t, env, nsA, "wide"); len(revs) > 0 {
+			return fmt.Errorf("team A's refused release holds %d revisions, want none", len(revs))
 		}
 		return nil
 	})

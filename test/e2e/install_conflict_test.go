@@ -87,12 +87,8 @@ func TestInstallRefusesAnObjectThatIsNotItsOwn(t *testing.T) {
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name + "-prepare"}, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 			t.Errorf("the pre-install hook ran for an install that was refused (err=%v)", err)
 		}
-		var secrets corev1.SecretList
-		if err := env.Client.List(ctx, &secrets, client.InNamespace(ns), client.MatchingLabels{"owner": "helm", "name": name}); err != nil {
-			t.Fatal(err)
-		}
-		if len(secrets.Items) > 0 {
-			t.Errorf("the refused install stored %d revisions, want none", len(secrets.Items))
+		if revs := releaseSecrets(t, env, ns, name); len(revs) > 0 {
+			t.Errorf("the refused install stored %d revisions, want none", len(revs))
 		}
 
 		if err := env.Client.Delete(ctx, newApp(ns, name, nil)); err != nil {
