@@ -157,13 +157,11 @@ func (r *Reconciler) patchFinalizer(ctx context.Context, obj *unstructured.Unstr
 	return nil
 }
 
-// gone forgets what a resource this controller no longer serves (deleted,
-// or no longer selected) took values from: its valuesFrom objects are no
-// longer watched for it.
+// gone forgets what the engine remembers of a resource this controller no
+// longer serves (deleted, or no longer selected): the valuesFrom objects
+// watched for it, its place among the remediations in flight.
 func (r *Reconciler) gone(nn types.NamespacedName) {
-	if len(r.target.Watch.ValuesFrom) > 0 {
-		r.engine.ForgetResource(release.Resource{GroupKind: r.target.Watch.GroupVersionKind().GroupKind(), NamespacedName: nn})
-	}
+	r.engine.ForgetResource(release.Resource{GroupKind: r.target.Watch.GroupVersionKind().GroupKind(), NamespacedName: nn})
 }
 
 // ownerOf maps a release key to its custom resource, if known.

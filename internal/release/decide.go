@@ -238,9 +238,24 @@ func decideUnready(o Observation, p policyOf) Decision {
 		d.State = StateStalled
 		return d
 	}
-	d.CountFailure = true
-	return remediate(d, o, p)
+	r := remediate(d, o, p)
+	if r.Action != ActionNone && !o.ReadyFailed && p.MaxInFlight > 0 && o.RemediationsInFlight >= p.MaxInFlight {
+		// A timeout may be the cluster's, not the revision's: while as many
+		// remediations as the watch allows are not ready yet, this release
+		// waits on, uncounted, and is looked at again soon (a slot frees,
+		// or it becomes ready by itself).
+		d.Message += fmt.Sprintf("; remediation deferred: %d other releases of this kind are being remediated (remediation.maxInFlight)", p.MaxInFlight)
+		d.RequeueAfter = deferredRequeue
+		return d
+	}
+	r.CountFailure = true
+	return r
 }
+
+// deferredRequeue is how soon a release whose remediation was deferred
+// (remediation.maxInFlight) is looked at again for a free slot; its
+// objects' progress wakes it sooner. Thousands may be deferred at once.
+const deferredRequeue = time.Minute
 
 // remediate sets the action that remediates a revision deployed from the
 // desired digest that failed after its release (not ready in time, an

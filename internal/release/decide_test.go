@@ -212,6 +212,33 @@ func TestDecide(t *testing.T) {
 			o.Latest, o.Ready, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute), 1
 			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Second)
 		}, nil, Decision{State: StateStalled, Reason: api.ReasonReadinessTimeout}},
+		{"a timeout with maxInFlight remediations in flight is deferred, not counted", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute), 1
+			o.RemediationsInFlight = 3
+		}, func(p *watches.Policy) { p.MaxInFlight = 3 },
+			Decision{State: StateUnready, Reason: api.ReasonReadinessTimeout, RequeueAfter: deferredRequeue}},
+		{"a timeout below maxInFlight is rolled back", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute), 1
+			o.RemediationsInFlight = 2
+		}, func(p *watches.Policy) { p.MaxInFlight = 3 },
+			Decision{State: StateUnready, Action: ActionRollback, RollbackTo: 1, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
+		{"maxInFlight 0 bounds nothing", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute), 1
+			o.RemediationsInFlight = 500
+		}, func(p *watches.Policy) { p.MaxInFlight = 0 },
+			Decision{State: StateUnready, Action: ActionRollback, RollbackTo: 1, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
+		{"a failed object is remediated whatever is in flight", func(o *Observation) {
+			o.Latest, o.Ready, o.ReadyFailed, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second), 1
+			o.RemediationsInFlight = 3
+		}, func(p *watches.Policy) { p.MaxInFlight = 3 },
+			Decision{State: StateUnready, Action: ActionRollback, RollbackTo: 1, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessFailed}},
+		{"a rollback timing out stalls with maxInFlight reached: nothing to defer", func(o *Observation) {
+			o.Latest = &Revision{Version: 3, Status: helmrelease.StatusDeployed, Digest: want, IsRollback: true}
+			o.Ready, o.ReleasedAt, o.PreviousDeployed, o.RemediationsInFlight = false, t0.Add(-6*time.Minute), 1, 3
+		}, func(p *watches.Policy) { p.MaxInFlight = 3 }, Decision{State: StateStalled, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
+		{"a first install timing out is waited for, as without maxInFlight", func(o *Observation) {
+			o.Latest, o.Ready, o.ReleasedAt, o.RemediationsInFlight = rev(1, helmrelease.StatusDeployed, want), false, t0.Add(-6*time.Minute), 3
+		}, func(p *watches.Policy) { p.MaxInFlight = 3 }, Decision{State: StateUnready, Reason: api.ReasonReadinessTimeout}},
 		{"a failed object ends an upgrade's wait before the timeout: rolled back", func(o *Observation) {
 			o.Latest, o.Ready, o.ReadyFailed, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second), 1
 		}, nil, Decision{State: StateUnready, Action: ActionRollback, RollbackTo: 1, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessFailed}},

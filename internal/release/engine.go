@@ -41,12 +41,14 @@ type Engine struct {
 
 	hooks *hooks.Registry
 
-	expect    *expectations
-	running   *runningActions
-	manifests *revisionMemo[[]object]
-	drift     *driftTracker
-	ready     *objectMemo[readyAt]
-	proofs    *revisionMemo[provenance]
+	expect  *expectations
+	running *runningActions
+	// remediating counts the releases being remediated, per kind (inflight.go).
+	remediating *remediationsInFlight
+	manifests   *revisionMemo[[]object]
+	drift       *driftTracker
+	ready       *objectMemo[readyAt]
+	proofs      *revisionMemo[provenance]
 	// descriptions remembers who revisions' descriptions name (owner.go).
 	descriptions *revisionMemo[describedAs]
 	// sources reads the objects of watches' valuesFrom (valuesfrom.go).
@@ -95,17 +97,18 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 	}
 	e := &Engine{
 		helm: hc, meta: meta, live: live,
-		watchKind: func(schema.GroupVersionKind) error { return nil },
-		recorder:  noRecorder{},
-		clock:     clock.RealClock{},
-		jitter:    jitterBackoff,
-		log:       logr.Discard(),
-		expect:    newExpectations(),
-		running:   newRunningActions(),
-		manifests: newMemo[int, []object](),
-		drift:     newDriftTracker(),
-		ready:     newObjectMemo[readyAt](),
-		proofs:    newMemo[int, provenance](),
+		watchKind:   func(schema.GroupVersionKind) error { return nil },
+		recorder:    noRecorder{},
+		clock:       clock.RealClock{},
+		jitter:      jitterBackoff,
+		log:         logr.Discard(),
+		expect:      newExpectations(),
+		running:     newRunningActions(),
+		remediating: newRemediationsInFlight(),
+		manifests:   newMemo[int, []object](),
+		drift:       newDriftTracker(),
+		ready:       newObjectMemo[readyAt](),
+		proofs:      newMemo[int, provenance](),
 
 		descriptions: newMemo[int, describedAs](),
 		sources:      liveSources{c: live},

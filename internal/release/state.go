@@ -137,6 +137,9 @@ type Observation struct {
 	// (for status.inventory; Decide reads Ready and NotReady); nil when
 	// the step did not look at them.
 	Objects []observedObject
+	// RemediationsInFlight counts the other releases of the watch being
+	// remediated now (remediation.go): remediated and not yet ready.
+	RemediationsInFlight int
 	// ReleasedAt is when Latest was made by us (readiness timeout start).
 	ReleasedAt time.Time
 	// Tested is what the chart's tests found at Latest (status.test, when

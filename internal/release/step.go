@@ -90,7 +90,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	}
 	s.recordReconcileRequest()
 	s.takeInventory()
-	s.dec = Decide(s.o, t.Watch.Policy)
+	s.dec = s.decide()
 	res := Result{Decision: s.dec, Requeue: s.dec.RequeueAfter, Finished: s.dec.Finished}
 	if s.dec.CountFailure {
 		s.countFailure(s.dec.Message)
@@ -125,6 +125,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 		}
 	}
 	s.summarize(res)
+	s.tracked(res)
 	res.Requeue = requeue(res, t.Watch)
 	metrics.States.Set(string(obj.GetUID()), t.Watch.Kind, string(s.dec.State))
 	if res.Finished {

@@ -59,8 +59,11 @@ func resourceOf(obj *unstructured.Unstructured) Resource {
 func WithValuesSources(v ValuesSources) Option { return func(e *Engine) { e.sources = v } }
 
 // ForgetResource says that a custom resource is gone: it takes values
-// from nothing any more.
-func (e *Engine) ForgetResource(r Resource) { e.sources.Use(r, nil) }
+// from nothing any more, and is not being remediated.
+func (e *Engine) ForgetResource(r Resource) {
+	e.sources.Use(r, nil)
+	e.remediating.drop(r)
+}
 
 // liveSources reads valuesFrom objects from the API server at each step.
 type liveSources struct{ c client.Reader }

@@ -28,6 +28,7 @@ const (
 	DefaultBackoffMax        = 5 * time.Minute
 	DefaultReadinessTimeout  = 5 * time.Minute
 	DefaultUninstallTimeout  = 5 * time.Minute
+	DefaultMaxInFlight       = 10
 	DefaultTimeout           = 5 * time.Minute
 	StrategyRollback         = "rollback"
 	StrategyUninstall        = "uninstall"
@@ -48,6 +49,18 @@ type Remediation struct {
 	// KeepFailedInstall leaves a failed install in place (for inspection)
 	// instead of uninstalling it. Default false.
 	KeepFailedInstall bool `json:"keepFailedInstall,omitempty"`
+	// MaxInFlight bounds how many releases of the watch are remediated at
+	// once after a readiness timeout: while that many remediations
+	// (rollbacks, or uninstalls with strategy uninstall) of the watch's
+	// releases are not ready yet, another release that times out keeps
+	// waiting instead (Ready False ReadinessTimeout, "remediation
+	// deferred"). A timeout is the one failure that may be the cluster's
+	// and not the revision's: when the control plane is slow, thousands of
+	// releases time out together, and rolling them all back doubles the
+	// work that made them slow. Failures that are the revision's (an
+	// action's error, a released object that failed, failed tests) are
+	// remediated at once whatever this says. 0: no bound. Default 10.
+	MaxInFlight *int `json:"maxInFlight,omitempty"`
 }
 
 // Backoff is an exponential backoff.
@@ -110,8 +123,10 @@ type Policy struct {
 	BackoffMax        time.Duration
 	UpgradeStrategy   string
 	KeepFailedInstall bool
-	Wait              bool
-	ReadinessTimeout  time.Duration
+	// MaxInFlight is remediation.maxInFlight (0: no bound).
+	MaxInFlight      int
+	Wait             bool
+	ReadinessTimeout time.Duration
 	// DriftMode says what is done about released objects changed outside
 	// Helm; DriftIgnore lists the fields that are never drift.
 	DriftMode        DriftMode
@@ -175,6 +190,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 		BackoffInitial:   DefaultBackoffInitial,
 		BackoffMax:       DefaultBackoffMax,
 		UpgradeStrategy:  defaultRemediateStrategy,
+		MaxInFlight:      DefaultMaxInFlight,
 		Wait:             true,
 		ReadinessTimeout: DefaultReadinessTimeout,
 		DriftMode:        DriftCorrect,
@@ -192,6 +208,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 			p.UpgradeStrategy = r.Strategy
 		}
 		p.KeepFailedInstall = r.KeepFailedInstall
+		p.MaxInFlight = intOr(r.MaxInFlight, DefaultMaxInFlight)
 	}
 	if r := w.Readiness; r != nil {
 		p.Wait = boolOr(r.Wait, true)
@@ -215,6 +232,9 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 	}
 	if p.Retries < 0 {
 		add("remediation.retries", "must not be negative, got %d", p.Retries)
+	}
+	if p.MaxInFlight < 0 {
+		add("remediation.maxInFlight", "must be 0 (no bound) or more, got %d", p.MaxInFlight)
 	}
 	if p.BackoffInitial <= 0 || p.BackoffMax < p.BackoffInitial {
 		add("remediation.backoff", "initial must be positive and max at least initial, got %s and %s", p.BackoffInitial, p.BackoffMax)
