@@ -26,7 +26,7 @@ import (
 // Ready too.
 func TestTimeoutRemediationsAreBounded(t *testing.T) {
 	parallel(t, 40*time.Second)
-	watchesFile := appWatches(t, "  remediation:\n    retries: 10\n    backoff: {initial: 1s, max: 2s}\n  readiness:\n    timeout: 3s\n")
+	watchesFile := appWatches(t, "  remediation:\n    retries: 10\n    backoff: {initial: 1s, max: 2s}\n    maxInFlight: 1\n  readiness:\n    timeout: 3s\n")
 	env, ns, _ := appFixture(t, watchesFile)
 	ctx := context.Background()
 	names := []string{"one", "two"}
@@ -46,6 +46,7 @@ func TestTimeoutRemediationsAreBounded(t *testing.T) {
 	// One is deferred while the other is remediated.
 	var held, remediated string
 	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		var seen []string
 		for i, n := range names {
 			_, st, err := getApp(ctx, env, ns, n)
 			if err != nil {
@@ -56,8 +57,9 @@ func TestTimeoutRemediationsAreBounded(t *testing.T) {
 				held, remediated = n, names[1-i]
 				return nil
 			}
+			seen = append(seen, fmt.Sprintf("%s: release %+v, Ready %s %s %q, history %s", n, st.Release, c.Status, c.Reason, c.Message, attemptsOf(st)))
 		}
-		return fmt.Errorf("neither App says its remediation is deferred")
+		return fmt.Errorf("neither App says its remediation is deferred:\n%s", strings.Join(seen, "\n"))
 	})
 	// For a while (several timeouts and backoffs of the remediated one),
 	// the held one stays at revision 2: never rolled back.
@@ -114,4 +116,13 @@ func labelANode(t *testing.T, env *testenv.Env, label string) {
 			t.Errorf("removing the label %s of node %s: %v", label, node.Name, err)
 		}
 	})
+}
+
+// attemptsOf sums up status.history, newest first: action, revision, reason.
+func attemptsOf(st api.Status) string {
+	var out []string
+	for _, a := range st.History {
+		out = append(out, fmt.Sprintf("%s %d %s", a.Action, a.Revision, a.Reason))
+	}
+	return "[" + strings.Join(out, ", ") + "]"
 }
