@@ -105,6 +105,8 @@ func (s *step) decide() Decision {
 		s.o.RemediationsInFlight = 0
 	}
 	d := Decide(s.o, s.t.Watch.Policy)
+	// Bounded: a step that loses the race twice (places freed and taken
+	// again between its looks) remediates, one over the bound at most.
 	for i := 0; i < 2 && timeoutRemediation(d) && !s.e.remediating.claim(r, s.t.Watch.Policy.MaxInFlight); i++ {
 		s.o.RemediationsInFlight, _ = s.e.remediating.others(r)
 		d = Decide(s.o, s.t.Watch.Policy)
@@ -115,8 +117,8 @@ func (s *step) decide() Decision {
 // tracked updates whether the step's release is being remediated, after
 // the step: a remediation run adds it (a failed one too: it is retried
 // or given up, which ends it); in sync, given up, suspended or finished
-// ends it. A rolled-back release not ready (or out of sync, retried) is
-// in flight, as after a start.
+// ends it. A release found rolled back and not ready is added too: after
+// a start, that is how a remediation of the last process counts again.
 func (s *step) tracked(res Result) {
 	r := resourceOf(s.obj)
 	switch {
