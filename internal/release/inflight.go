@@ -56,25 +56,18 @@ func (f *remediationsInFlight) claim(r Resource, max int) bool {
 	if max > 0 && len(set) >= max {
 		return false
 	}
-	f.addLocked(r)
-	return true
-}
-
-func (f *remediationsInFlight) add(r Resource) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.addLocked(r)
-}
-
-func (f *remediationsInFlight) addLocked(r Resource) {
-	set := f.byKind[r.GroupKind]
 	if set == nil {
 		set = map[Resource]struct{}{}
 		f.byKind[r.GroupKind] = set
 	}
 	set[r] = struct{}{}
 	metrics.SetRemediationsInFlight(r.GroupKind.String(), len(set))
+	return true
 }
+
+// add adds r whatever the bound: a remediation that is the revision's,
+// or one found after a start.
+func (f *remediationsInFlight) add(r Resource) { f.claim(r, 0) }
 
 func (f *remediationsInFlight) drop(r Resource) {
 	f.mu.Lock()

@@ -138,7 +138,7 @@ type Observation struct {
 	// the step did not look at them.
 	Objects []observedObject
 	// RemediationsInFlight counts the other releases of the watch being
-	// remediated now (remediation.go): remediated and not yet ready.
+	// remediated now (inflight.go): remediated and not yet ready.
 	RemediationsInFlight int
 	// ReleasedAt is when Latest was made by us (readiness timeout start).
 	ReleasedAt time.Time

@@ -79,6 +79,7 @@ func TestParseErrorsNameEntryAndField(t *testing.T) {
 		{"duplicate", "- version: v1\n  kind: Foo\n  chart: chart\n- version: v1\n  kind: Foo\n  chart: chart", []string{`entry 1 (kind "Foo")`, "already watched by entry 0"}},
 		{"negative history", "- version: v1\n  kind: Foo\n  chart: chart\n  maxHistory: -1", []string{`field "maxHistory"`}},
 		{"negative retries", "- version: v1\n  kind: Foo\n  chart: chart\n  remediation: {retries: -2}", []string{`field "remediation.retries"`}},
+		{"negative maxInFlight", "- version: v1\n  kind: Foo\n  chart: chart\n  remediation: {maxInFlight: -1}", []string{`field "remediation.maxInFlight"`}},
 		{"bad strategy", "- version: v1\n  kind: Foo\n  chart: chart\n  remediation: {strategy: pray}", []string{`field "remediation.strategy"`, "pray"}},
 		{"bad backoff", "- version: v1\n  kind: Foo\n  chart: chart\n  remediation: {backoff: {initial: 1m, max: 1s}}", []string{`field "remediation.backoff"`}},
 		{"zero timeout", "- version: v1\n  kind: Foo\n  chart: chart\n  timeout: 0s", []string{`field "timeout"`, "positive duration"}},
