@@ -11,7 +11,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apivalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/yaml"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // Admit checks a custom resource (YAML or JSON) against the version of crd
@@ -19,7 +19,9 @@ import (
 // validation: an unknown field (one the schema would prune) and every
 // value the schema refuses is an error, by field path.
 func Admit(crd *apiextv1.CustomResourceDefinition, manifest []byte) error {
-	j, err := yaml.YAMLToJSON(manifest)
+	// JSON is read as JSON, as the server reads it: the YAML parser
+	// refuses a key longer than 1,024 characters, which JSON allows.
+	j, err := utilyaml.ToJSON(manifest)
 	if err != nil {
 		return err
 	}

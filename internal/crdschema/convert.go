@@ -116,6 +116,29 @@ func (c *converter) convert(raw any, a at) apiextv1.JSONSchemaProps {
 // allowed. Without "type", it is read from the keywords that imply one, or
 // from anyOf/oneOf alternatives that each name a single type.
 func (c *converter) types(s map[string]any) ([]string, bool) {
+	types := declaredTypes(s)
+	if len(types) == 0 {
+		switch {
+		case s["properties"] != nil || s["additionalProperties"] != nil || s["required"] != nil:
+			types = []string{"object"}
+		case s["items"] != nil:
+			types = []string{"array"}
+		default:
+			types = c.alternativeTypes(s)
+		}
+	}
+	nullable := s["nullable"] == true
+	if i := slices.Index(types, "null"); i >= 0 {
+		nullable = true
+		types = slices.Delete(types, i, i+1)
+	}
+	sort.Strings(types)
+	return slices.Compact(types), nullable
+}
+
+// declaredTypes are the types a node's "type" names (a string or a list
+// of strings).
+func declaredTypes(s map[string]any) []string {
 	var types []string
 	switch t := s["type"].(type) {
 	case string:
@@ -127,27 +150,23 @@ func (c *converter) types(s map[string]any) ([]string, bool) {
 			}
 		}
 	}
-	if len(types) == 0 {
-		switch {
-		case s["properties"] != nil || s["additionalProperties"] != nil || s["required"] != nil:
-			types = []string{"object"}
-		case s["items"] != nil:
-			types = []string{"array"}
-		default:
-			for _, m := range c.alternatives(s) {
-				if ts, ok := m["type"].(string); ok {
-					types = append(types, ts)
-				}
-			}
+	return types
+}
+
+// alternativeTypes are the types s's anyOf/oneOf alternatives name, when
+// every one of them names its types. One that does not (no "type", a
+// schema true, a nested anyOf) may take a value of any type, and so does
+// the node: nil.
+func (c *converter) alternativeTypes(s map[string]any) []string {
+	var types []string
+	for _, m := range c.alternatives(s) {
+		ts := declaredTypes(m)
+		if len(ts) == 0 {
+			return nil
 		}
+		types = append(types, ts...)
 	}
-	nullable := s["nullable"] == true
-	if i := slices.Index(types, "null"); i >= 0 {
-		nullable = true
-		types = slices.Delete(types, i, i+1)
-	}
-	sort.Strings(types)
-	return slices.Compact(types), nullable
+	return types
 }
 
 // nullOr returns the one alternative of an anyOf or oneOf whose other
