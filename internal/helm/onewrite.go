@@ -2,7 +2,9 @@ package helm
 
 import (
 	"errors"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -37,10 +39,15 @@ type oneWriteDriver struct {
 }
 
 // heldRevision is a revision not written yet; stored says whether an
-// earlier version of it is (so that writing it is an update).
+// earlier version of it is (so that writing it is an update). A deleted
+// one is a stored revision whose deletion is held (see Delete).
 type heldRevision struct {
 	rls    *release.Release
 	stored bool
+	// uninstall: held as an uninstall's (holdable); Helm then marks the
+	// same revision uninstalled in memory before it deletes the history.
+	uninstall bool
+	deleted   bool
 }
 
 func newOneWriteDriver(d driver.Driver) *oneWriteDriver {
@@ -60,7 +67,7 @@ func (d *oneWriteDriver) Create(key string, rls *release.Release) error {
 	if _, err := d.Driver.Get(key); err == nil {
 		return driver.ErrReleaseExists
 	}
-	d.hold(key, heldRevision{rls: rls})
+	d.hold(key, heldRevision{rls: rls, uninstall: true})
 	return nil
 }
 
@@ -84,7 +91,7 @@ func (d *oneWriteDriver) Update(key string, rls *release.Release) error {
 	stored := !wasHeld || h.stored
 	switch {
 	case d.holdable(rls):
-		d.hold(key, heldRevision{rls: rls, stored: stored})
+		d.hold(key, heldRevision{rls: rls, stored: stored, uninstall: true})
 		return nil
 	case stored && wasHeld:
 		return d.wrote(d.Driver.Update(key, rls))
@@ -109,17 +116,52 @@ func (d *oneWriteDriver) Get(key string) (*release.Release, error) {
 	d.mu.Lock()
 	h, ok := d.held[key]
 	d.mu.Unlock()
-	if ok {
+	switch {
+	case ok && h.deleted:
+		return nil, driver.ErrReleaseNotFound
+	case ok:
 		return h.rls, nil
 	}
 	return d.Driver.Get(key)
 }
 
+// Delete deletes a revision. In an uninstall whose revision is held (one
+// without hooks), the deletion is held too: Helm then deletes every
+// revision of the release one by one, and flush deletes them together
+// (see historyPurger).
 func (d *oneWriteDriver) Delete(key string) (*release.Release, error) {
-	if h, ok := d.take(key); ok && !h.stored {
+	h, ok := d.take(key)
+	switch {
+	case ok && h.deleted:
+		return nil, driver.ErrReleaseNotFound
+	case ok && !h.stored:
 		return h.rls, nil // never written
+	case ok:
+		d.hold(key, heldRevision{rls: h.rls, stored: true, deleted: true})
+		return h.rls, nil
 	}
-	return d.Driver.Delete(key)
+	if !d.uninstalling(key) {
+		return d.Driver.Delete(key)
+	}
+	rls, err := d.Driver.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	d.hold(key, heldRevision{rls: rls, stored: true, deleted: true})
+	return rls, nil
+}
+
+// uninstalling reports whether a revision of key's release is held for an
+// uninstall (marked uninstalling, or its deletion held).
+func (d *oneWriteDriver) uninstalling(key string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for k, h := range d.held {
+		if (h.deleted || h.uninstall) && sameRelease(k, key) {
+			return true
+		}
+	}
+	return false
 }
 
 // Query is the stored revisions with the held ones in their place.
@@ -140,7 +182,7 @@ func (d *oneWriteDriver) Query(labels map[string]string) ([]*release.Release, er
 		}
 	}
 	for _, h := range d.held {
-		if matches(h.rls, labels) {
+		if !h.deleted && matches(h.rls, labels) {
 			out = append(out, h.rls)
 		}
 	}
@@ -164,28 +206,69 @@ func (d *oneWriteDriver) List(filter func(*release.Release) bool) ([]*release.Re
 		}
 	}
 	for _, h := range d.held {
-		if filter(h.rls) {
+		if !h.deleted && filter(h.rls) {
 			out = append(out, h.rls)
 		}
 	}
 	return out, nil
 }
 
-// flush writes what an action left held, and returns the errors of the
-// held revisions' writes.
+// flush writes what an action left held, deletes the revisions whose
+// deletion it held, and returns the errors of those writes and deletions.
 func (d *oneWriteDriver) flush() error {
 	d.mu.Lock()
 	held, failed := d.held, d.writeErr
 	d.held, d.writeErr = map[string]heldRevision{}, nil
 	d.mu.Unlock()
+	deleted := map[string][]string{} // keys by release
 	for key, h := range held {
+		if h.deleted {
+			deleted[h.rls.Name] = append(deleted[h.rls.Name], key)
+			continue
+		}
 		write := d.Driver.Create
 		if h.stored {
 			write = d.Driver.Update
 		}
 		failed = errors.Join(failed, write(key, h.rls))
 	}
+	for name, keys := range deleted {
+		slices.Sort(keys)
+		failed = errors.Join(failed, d.deleteAll(name, keys))
+	}
 	return failed
+}
+
+// deleteAll deletes the given revisions of a release: in one request when
+// the driver can (historyPurger), else one by one.
+func (d *oneWriteDriver) deleteAll(name string, keys []string) error {
+	if p, ok := d.Driver.(historyPurger); ok {
+		return p.purge(name, keys)
+	}
+	return deleteEach(d.Driver, keys)
+}
+
+// deleteEach deletes revisions one by one; one already gone is no error.
+func deleteEach(drv driver.Driver, keys []string) error {
+	var failed error
+	for _, key := range keys {
+		if _, err := drv.Delete(key); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+			failed = errors.Join(failed, err)
+		}
+	}
+	return failed
+}
+
+// sameRelease reports whether two storage keys name revisions of one
+// release (sh.helm.release.v1.NAME.vN).
+func sameRelease(a, b string) bool {
+	trim := func(k string) string {
+		if i := strings.LastIndex(k, ".v"); i > 0 {
+			return k[:i]
+		}
+		return k
+	}
+	return trim(a) == trim(b)
 }
 
 // keyOf is Helm's storage key of a revision.

@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -370,18 +371,44 @@ func (v *cachedSecrets) Delete(ctx context.Context, name string, opts metav1.Del
 	}
 	v.c.mu.Lock()
 	defer v.c.mu.Unlock()
-	key := v.ns + "/" + name
-	e := v.c.secrets[key]
+	v.c.bury(v.ns + "/" + name)
+	v.c.sweep()
+	return err
+}
+
+// DeleteCollection deletes the Secrets a label selector picks and leaves a
+// tombstone for each one remembered here that it picks.
+func (v *cachedSecrets) DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, list metav1.ListOptions) error {
+	sel, err := labels.Parse(list.LabelSelector)
+	if err != nil {
+		return err
+	}
+	if err := v.SecretInterface.DeleteCollection(ctx, opts, list); err != nil {
+		return err
+	}
+	v.c.mu.Lock()
+	defer v.c.mu.Unlock()
+	for key, e := range v.c.secrets {
+		if e.secret != nil && strings.HasPrefix(key, v.ns+"/") && sel.Matches(labels.Set(e.labels)) {
+			v.c.bury(key)
+		}
+	}
+	v.c.sweep()
+	return nil
+}
+
+// bury leaves a tombstone for ns/name (with c.mu held): until the metadata
+// cache shows a newer version, the Secret is gone.
+func (c *secretCache) bury(key string) {
+	e := c.secrets[key]
 	if e == nil {
 		e = &cachedSecret{}
-		v.c.secrets[key] = e
+		c.secrets[key] = e
 	}
 	// A tombstone's version is the one deleted, so the metadata cache's
 	// copy of that version (or an older one) counts as gone.
-	e.secret, e.at = nil, v.c.now()
+	e.secret, e.at = nil, c.now()
 	if e.rv == 0 {
 		e.rv = ^uint64(0) >> 1 // not known: believe the tombstone until forgotten
 	}
-	v.c.sweep()
-	return err
 }

@@ -157,7 +157,8 @@ func (d *labelledDriver) Update(key string, rls *release.Release) error {
 // labelledSecrets adds the pending labels of a revision (by its key, the
 // label both index and chunk Secrets carry) to the Secrets written for it,
 // never replacing the driver's own labels. DeleteCollection is a list and
-// deletes, so that the operator needs no deletecollection permission.
+// deletes: a chunked revision's deletion does not depend on the
+// deletecollection permission, which RBAC generated before purge.go lacks.
 type labelledSecrets struct {
 	clientcorev1.SecretInterface
 	mu      sync.Mutex

@@ -80,7 +80,8 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 		}
 		rs.addRule(r)
 	}
-	rs.add("", "secrets", releasedVerbs...) // Helm's release storage
+	// Helm's release storage; an uninstall deletes a release's history in one request.
+	rs.add("", "secrets", slices.Concat(releasedVerbs, []string{"deletecollection"})...)
 	rs.add("", "events", "create", "patch")
 	rs.add("events.k8s.io", "events", "create", "patch")
 
