@@ -2,6 +2,7 @@ package helm
 
 import (
 	"context"
+	"iter"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,6 +50,11 @@ type secretCache struct {
 
 	mu      sync.Mutex
 	secrets map[string]*cachedSecret // namespace/name
+	// byRelease: the keys of secrets by namespace/release (their name
+	// label), so that a release's are found without a look at every
+	// release's (at 10,000 releases a scan per read was the storage's
+	// largest cost).
+	byRelease map[string]map[string]struct{}
 	// absent: a live LIST found no Secret of namespace/release, at this time;
 	// forgotten on the next write of that release here.
 	absent map[string]time.Time
@@ -79,7 +85,43 @@ const forgetAfter = 5 * time.Minute
 const cacheLag = 10 * time.Second
 
 func newSecretCache(meta client.Reader, scope SecretScope) *secretCache {
-	return &secretCache{meta: meta, scope: scope, now: time.Now, secrets: map[string]*cachedSecret{}, absent: map[string]time.Time{}}
+	return &secretCache{meta: meta, scope: scope, now: time.Now, secrets: map[string]*cachedSecret{},
+		byRelease: map[string]map[string]struct{}{}, absent: map[string]time.Time{}}
+}
+
+// put stores the entry of ns/name (key) and indexes it by its release
+// (with c.mu held).
+func (c *secretCache) put(key string, e *cachedSecret) {
+	c.drop(key)
+	c.secrets[key] = e
+	if rk, ok := releaseKey(key, e.labels); ok {
+		if c.byRelease[rk] == nil {
+			c.byRelease[rk] = map[string]struct{}{}
+		}
+		c.byRelease[rk][key] = struct{}{}
+	}
+}
+
+// drop removes the entry of key and its index entry (with c.mu held).
+func (c *secretCache) drop(key string) {
+	e, ok := c.secrets[key]
+	if !ok {
+		return
+	}
+	delete(c.secrets, key)
+	if rk, ok := releaseKey(key, e.labels); ok {
+		delete(c.byRelease[rk], key)
+		if len(c.byRelease[rk]) == 0 {
+			delete(c.byRelease, rk)
+		}
+	}
+}
+
+// releaseKey is namespace/release of a Secret's key and labels.
+func releaseKey(key string, l map[string]string) (string, bool) {
+	ns, _, _ := strings.Cut(key, "/")
+	rel := l["name"]
+	return ns + "/" + rel, rel != ""
 }
 
 // speaksFor reports whether the caches can tell that release rel has no
@@ -116,12 +158,12 @@ func (c *secretCache) remember(s *corev1.Secret) {
 	defer c.mu.Unlock()
 	key := s.Namespace + "/" + s.Name
 	if !ok {
-		delete(c.secrets, key)
+		c.drop(key)
 		return
 	}
 	kept := s.DeepCopy()
 	kept.ManagedFields = nil // read by nobody here; a third of a small Secret
-	c.secrets[key] = &cachedSecret{secret: kept, labels: kept.Labels, rv: rv, at: c.now()}
+	c.put(key, &cachedSecret{secret: kept, labels: kept.Labels, rv: rv, at: c.now()})
 	if rel := s.Labels["name"]; rel != "" {
 		delete(c.absent, s.Namespace+"/"+rel)
 	}
@@ -137,7 +179,7 @@ func (c *secretCache) sweep() {
 	now := c.now()
 	for k, e := range c.secrets {
 		if e.secret == nil && now.Sub(e.at) > forgetAfter {
-			delete(c.secrets, k)
+			c.drop(k)
 		}
 	}
 	for k, at := range c.absent {
@@ -297,12 +339,8 @@ func (c *secretCache) candidates(ns string, sel labels.Selector, shown map[strin
 	for name := range shown {
 		names = append(names, name)
 	}
-	prefix := ns + "/"
-	for key, e := range c.secrets {
-		if len(key) <= len(prefix) || key[:len(prefix)] != prefix {
-			continue
-		}
-		name := key[len(prefix):]
+	for key, e := range c.inNamespace(ns, sel) {
+		name := key[len(ns)+1:]
 		if _, dup := shown[name]; !dup && sel.Matches(labels.Set(e.labels)) {
 			names = append(names, name)
 		}
@@ -310,10 +348,32 @@ func (c *secretCache) candidates(ns string, sel labels.Selector, shown map[strin
 	return names
 }
 
+// inNamespace yields the entries of namespace ns that sel may match: a
+// selector naming a release, that release's (byRelease); any other, every
+// entry of ns (with c.mu held).
+func (c *secretCache) inNamespace(ns string, sel labels.Selector) iter.Seq2[string, *cachedSecret] {
+	return func(yield func(string, *cachedSecret) bool) {
+		if rel, named := sel.RequiresExactMatch("name"); named {
+			for key := range c.byRelease[ns+"/"+rel] {
+				if !yield(key, c.secrets[key]) {
+					return
+				}
+			}
+			return
+		}
+		prefix := ns + "/"
+		for key, e := range c.secrets {
+			if strings.HasPrefix(key, prefix) && !yield(key, e) {
+				return
+			}
+		}
+	}
+}
+
 func (c *secretCache) forget(ns, name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.secrets, ns+"/"+name)
+	c.drop(ns + "/" + name)
 }
 
 func (c *secretCache) knownAbsent(ns, rel string) bool {
@@ -388,8 +448,8 @@ func (v *cachedSecrets) DeleteCollection(ctx context.Context, opts metav1.Delete
 	}
 	v.c.mu.Lock()
 	defer v.c.mu.Unlock()
-	for key, e := range v.c.secrets {
-		if e.secret != nil && strings.HasPrefix(key, v.ns+"/") && sel.Matches(labels.Set(e.labels)) {
+	for key, e := range v.c.inNamespace(v.ns, sel) {
+		if e.secret != nil && sel.Matches(labels.Set(e.labels)) {
 			v.c.bury(key)
 		}
 	}
@@ -403,7 +463,7 @@ func (c *secretCache) bury(key string) {
 	e := c.secrets[key]
 	if e == nil {
 		e = &cachedSecret{}
-		c.secrets[key] = e
+		c.put(key, e)
 	}
 	// A tombstone's version is the one deleted, so the metadata cache's
 	// copy of that version (or an older one) counts as gone.

@@ -241,3 +241,52 @@ func TestSecretCacheOfEveryReleaseAsksNothingBeforeAnInstall(t *testing.T) {
 		t.Errorf("%d requests, want 1 (a get of the revision the cache shows, as nothing here holds its data)", got)
 	}
 }
+
+// The cache finds a release's Secrets through its index by release, and
+// the index holds nothing of a Secret the cache has forgotten: a purged
+// history's tombstones, once swept, leave no entry behind.
+func TestSecretCacheIndexFollowsItsEntries(t *testing.T) {
+	cs, _ := liveSecrets(t)
+	cs.PrependReactor("delete-collection", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, deleteMatching(cs, a.GetNamespace(), a.(k8stesting.DeleteCollectionAction).GetListRestrictions().Labels)
+	})
+	meta := &metaView{items: map[string]metav1.PartialObjectMetadata{}}
+	c := newSecretCache(meta, ManagedSecrets)
+	now := time.Now()
+	c.now = func() time.Time { return now }
+	v := c.view(cs.CoreV1().Secrets("ns"), "ns")
+	ctx := context.Background()
+	for _, s := range []*corev1.Secret{releaseSecret("web", 1, "superseded"), releaseSecret("web", 2, "deployed"), releaseSecret("webby", 1, "deployed")} {
+		out, err := v.Create(ctx, s, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta.show(out)
+	}
+	if got := c.candidates("ns", labels.SelectorFromSet(labels.Set{"name": "web"}), nil); len(got) != 2 {
+		t.Fatalf("candidates of web: %v, want its two revisions", got)
+	}
+	if err := v.DeleteCollection(ctx, metav1.DeleteOptions{}, byRelease); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := v.List(ctx, byRelease); err != nil || len(list.Items) != 0 {
+		t.Fatalf("web after its purge, the metadata cache behind: %v %v", list, err)
+	}
+	delete(meta.items, "sh.helm.release.v1.web.v1") // the watch shows the deletions
+	delete(meta.items, "sh.helm.release.v1.web.v2")
+	if list, err := v.List(ctx, byRelease); err != nil || len(list.Items) != 0 {
+		t.Fatalf("web after its purge: %v %v", list, err)
+	}
+	if list, err := v.List(ctx, metav1.ListOptions{LabelSelector: "owner=helm,name=webby"}); err != nil || len(list.Items) != 1 {
+		t.Fatalf("webby after web's purge: %v %v", list, err)
+	}
+	now = now.Add(forgetAfter + time.Second)
+	c.mu.Lock()
+	c.writes = 255
+	c.sweep()
+	index, entries := len(c.byRelease), len(c.secrets)
+	c.mu.Unlock()
+	if index != 1 || entries != 1 {
+		t.Errorf("after the sweep: %d releases indexed, %d entries; want webby's alone", index, entries)
+	}
+}

@@ -61,7 +61,7 @@ type Config struct {
 	// OutDir receives result.json, table.txt and convergence.png (required).
 	OutDir string
 	// ProfileDir, when set, receives CPU profiles of operators started with
-	// a {pprof} placeholder, one per install and upgrade phase.
+	// a {pprof} placeholder, one per install, upgrade and delete phase.
 	ProfileDir string
 	// ProfileSeconds is the length of each CPU profile. Default 30.
 	ProfileSeconds int

@@ -187,7 +187,7 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 			}
 		}
 		var profiles []func() error
-		if p.name == PhaseInstall || p.name == PhaseUpgrade {
+		if p.name == PhaseInstall || p.name == PhaseUpgrade || p.name == PhaseDelete {
 			if profiling {
 				profiles = append(profiles, r.profile(ctx, vars["pprof"], r.perRun(s.Name+"-"+p.name)),
 					r.heapAt(ctx, vars["pprof"], r.perRun(s.Name+"-"+p.name+"-heap")))
