@@ -1,6 +1,7 @@
 package crdschema
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,7 +12,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apivalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
 )
 
 // Admit checks a custom resource (YAML or JSON) against the version of crd
@@ -21,9 +22,12 @@ import (
 func Admit(crd *apiextv1.CustomResourceDefinition, manifest []byte) error {
 	// JSON is read as JSON, as the server reads it: the YAML parser
 	// refuses a key longer than 1,024 characters, which JSON allows.
-	j, err := utilyaml.ToJSON(manifest)
-	if err != nil {
-		return err
+	j := manifest
+	if !json.Valid(manifest) {
+		var err error
+		if j, err = yaml.YAMLToJSON(manifest); err != nil {
+			return err
+		}
 	}
 	var obj map[string]any
 	if err := utiljson.Unmarshal(j, &obj); err != nil { // integers as int64, as the server reads them

@@ -128,9 +128,9 @@ func (c *converter) types(s map[string]any) ([]string, bool) {
 		}
 	}
 	nullable := s["nullable"] == true
-	if i := slices.Index(types, "null"); i >= 0 {
+	if slices.Contains(types, "null") {
 		nullable = true
-		types = slices.Delete(types, i, i+1)
+		types = slices.DeleteFunc(types, func(t string) bool { return t == "null" })
 	}
 	sort.Strings(types)
 	return slices.Compact(types), nullable

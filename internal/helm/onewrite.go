@@ -9,6 +9,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // oneWriteDriver writes an uninstall once, with its outcome.
@@ -133,6 +134,7 @@ func (d *oneWriteDriver) Delete(key string) (*release.Release, error) {
 	h, ok := d.take(key)
 	switch {
 	case ok && h.deleted:
+		d.hold(key, h) // its deletion stays held
 		return nil, driver.ErrReleaseNotFound
 	case ok && !h.stored:
 		return h.rls, nil // never written
@@ -248,11 +250,13 @@ func (d *oneWriteDriver) deleteAll(name string, keys []string) error {
 	return deleteEach(d.Driver, keys)
 }
 
-// deleteEach deletes revisions one by one; one already gone is no error.
+// deleteEach deletes revisions one by one; one already gone is no error
+// (Helm's Secret driver passes on the API server's NotFound when the
+// Secret went after its read).
 func deleteEach(drv driver.Driver, keys []string) error {
 	var failed error
 	for _, key := range keys {
-		if _, err := drv.Delete(key); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+		if _, err := drv.Delete(key); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) && !apierrors.IsNotFound(err) {
 			failed = errors.Join(failed, err)
 		}
 	}

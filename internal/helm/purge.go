@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -37,10 +38,13 @@ func (d *switchingDriver) purge(name string, keys []string) error {
 	ctx := context.Background()
 	sel := labels.Set{"owner": "helm", "name": name}.String()
 	list, err := d.secrets.List(ctx, metav1.ListOptions{LabelSelector: sel})
+	// Only release Secrets: a Secret of another type that a person labelled
+	// so, or one made since the cache's listing, is not the history's.
+	only := fields.OneTermEqualSelector("type", releaseSecretType).String()
 	if err == nil && len(list.Items) == len(keys) && !slices.ContainsFunc(list.Items, func(s corev1.Secret) bool {
 		return string(s.Type) != releaseSecretType || !slices.Contains(keys, s.Name)
 	}) {
-		err = d.secrets.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: sel})
+		err = d.secrets.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: sel, FieldSelector: only})
 		if err == nil || !(apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err)) {
 			return err
 		}

@@ -3,12 +3,14 @@ package helm
 import (
 	"context"
 	"io"
+	"slices"
 	"testing"
 
 	kubefake "helm.sh/helm/v3/pkg/kube/fake"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,14 +29,16 @@ func TestUninstallDeletesTheHistoryInOneRequest(t *testing.T) {
 		storage      Storage
 		hooks        bool
 		forbidden    bool // deletecollection of Secrets is forbidden
+		impostor     bool // an Opaque Secret labelled as the release's
 		wantCollect  int  // deletecollection requests
 		wantDeletes  int  // delete requests
 		wantRejected int  // deletecollection requests refused
 	}{
-		{"secret storage", StorageSecret, false, false, 1, 0, 0},
-		{"deletecollection forbidden", StorageSecret, false, true, 0, 3, 1},
-		{"chunked storage", StorageChunked, false, false, 0, 3, 0},
-		{"uninstall hooks", StorageSecret, true, false, 0, 3, 0},
+		{"secret storage", StorageSecret, false, false, false, 1, 0, 0},
+		{"deletecollection forbidden", StorageSecret, false, true, false, 0, 3, 1},
+		{"chunked storage", StorageChunked, false, false, false, 0, 3, 0},
+		{"uninstall hooks", StorageSecret, true, false, false, 0, 3, 0},
+		{"a Secret of another type labelled as a revision", StorageSecret, false, false, true, 0, 3, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cs := fake.NewClientset()
@@ -45,18 +49,22 @@ func TestUninstallDeletesTheHistoryInOneRequest(t *testing.T) {
 					return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", nil)
 				}
 				collects++
-				sel := a.(k8stesting.DeleteCollectionAction).GetListRestrictions().Labels
-				return true, nil, deleteMatching(cs, a.GetNamespace(), sel)
+				r := a.(k8stesting.DeleteCollectionAction).GetListRestrictions()
+				return true, nil, deleteMatching(cs, a.GetNamespace(), r.Labels, r.Fields)
 			})
 			cs.PrependReactor("delete", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
 				deletes++
 				return false, nil, nil
 			})
 			// An unrelated Secret, and another release's, are left alone.
-			for _, s := range []*corev1.Secret{
+			kept := []*corev1.Secret{
 				{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "ns", Labels: map[string]string{"name": "web"}}},
 				{ObjectMeta: metav1.ObjectMeta{Name: "sh.helm.release.v1.webby.v1", Namespace: "ns", Labels: map[string]string{"owner": "helm", "name": "webby"}}, Type: releaseSecretType},
-			} {
+			}
+			if c.impostor {
+				kept = append(kept, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web-notes", Namespace: "ns", Labels: map[string]string{"owner": "helm", "name": "web"}}})
+			}
+			for _, s := range kept {
 				if _, err := cs.CoreV1().Secrets("ns").Create(context.Background(), s, metav1.CreateOptions{}); err != nil {
 					t.Fatal(err)
 				}
@@ -92,8 +100,13 @@ func TestUninstallDeletesTheHistoryInOneRequest(t *testing.T) {
 			for _, s := range list.Items {
 				left = append(left, s.Name)
 			}
-			if len(left) != 2 || left[0] != "other" || left[1] != "sh.helm.release.v1.webby.v1" {
-				t.Errorf("Secrets left: %v, want the two that are not the release's", left)
+			if len(left) != len(kept) {
+				t.Errorf("Secrets left: %v, want the %d that are not the release's", left, len(kept))
+			}
+			for _, s := range kept {
+				if !slices.Contains(left, s.Name) {
+					t.Errorf("Secret %s was deleted; left: %v", s.Name, left)
+				}
 			}
 		})
 	}
@@ -101,13 +114,13 @@ func TestUninstallDeletesTheHistoryInOneRequest(t *testing.T) {
 
 // deleteMatching is the API server's deletecollection, which the fake
 // clientset does not implement.
-func deleteMatching(cs *fake.Clientset, ns string, sel labels.Selector) error {
+func deleteMatching(cs *fake.Clientset, ns string, sel labels.Selector, fsel fields.Selector) error {
 	list, err := cs.Tracker().List(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, ns)
 	if err != nil {
 		return err
 	}
 	for _, s := range list.(*corev1.SecretList).Items {
-		if sel.Matches(labels.Set(s.Labels)) {
+		if sel.Matches(labels.Set(s.Labels)) && (fsel == nil || fsel.Matches(secretFields(&s))) {
 			if err := cs.Tracker().Delete(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, ns, s.Name); err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -436,10 +437,15 @@ func (v *cachedSecrets) Delete(ctx context.Context, name string, opts metav1.Del
 	return err
 }
 
-// DeleteCollection deletes the Secrets a label selector picks and leaves a
-// tombstone for each one remembered here that it picks.
+// DeleteCollection deletes the Secrets the selectors pick and leaves a
+// tombstone for each one remembered here that they pick. After a failure
+// some may be gone: those are found so by their next read.
 func (v *cachedSecrets) DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, list metav1.ListOptions) error {
 	sel, err := labels.Parse(list.LabelSelector)
+	if err != nil {
+		return err
+	}
+	fsel, err := fields.ParseSelector(list.FieldSelector)
 	if err != nil {
 		return err
 	}
@@ -449,12 +455,17 @@ func (v *cachedSecrets) DeleteCollection(ctx context.Context, opts metav1.Delete
 	v.c.mu.Lock()
 	defer v.c.mu.Unlock()
 	for key, e := range v.c.inNamespace(v.ns, sel) {
-		if e.secret != nil && sel.Matches(labels.Set(e.labels)) {
+		if e.secret != nil && sel.Matches(labels.Set(e.labels)) && fsel.Matches(secretFields(e.secret)) {
 			v.c.bury(key)
 		}
 	}
 	v.c.sweep()
 	return nil
+}
+
+// secretFields are the fields a Secret can be selected by.
+func secretFields(s *corev1.Secret) fields.Set {
+	return fields.Set{"metadata.name": s.Name, "metadata.namespace": s.Namespace, "type": string(s.Type)}
 }
 
 // bury leaves a tombstone for ns/name (with c.mu held): until the metadata

@@ -248,7 +248,8 @@ func TestSecretCacheOfEveryReleaseAsksNothingBeforeAnInstall(t *testing.T) {
 func TestSecretCacheIndexFollowsItsEntries(t *testing.T) {
 	cs, _ := liveSecrets(t)
 	cs.PrependReactor("delete-collection", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, deleteMatching(cs, a.GetNamespace(), a.(k8stesting.DeleteCollectionAction).GetListRestrictions().Labels)
+		r := a.(k8stesting.DeleteCollectionAction).GetListRestrictions()
+		return true, nil, deleteMatching(cs, a.GetNamespace(), r.Labels, r.Fields)
 	})
 	meta := &metaView{items: map[string]metav1.PartialObjectMetadata{}}
 	c := newSecretCache(meta, ManagedSecrets)
