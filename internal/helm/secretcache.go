@@ -2,16 +2,13 @@ package helm
 
 import (
 	"context"
-	"iter"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -88,41 +85,6 @@ const cacheLag = 10 * time.Second
 func newSecretCache(meta client.Reader, scope SecretScope) *secretCache {
 	return &secretCache{meta: meta, scope: scope, now: time.Now, secrets: map[string]*cachedSecret{},
 		byRelease: map[string]map[string]struct{}{}, absent: map[string]time.Time{}}
-}
-
-// put stores the entry of ns/name (key) and indexes it by its release
-// (with c.mu held).
-func (c *secretCache) put(key string, e *cachedSecret) {
-	c.drop(key)
-	c.secrets[key] = e
-	if rk, ok := releaseKey(key, e.labels); ok {
-		if c.byRelease[rk] == nil {
-			c.byRelease[rk] = map[string]struct{}{}
-		}
-		c.byRelease[rk][key] = struct{}{}
-	}
-}
-
-// drop removes the entry of key and its index entry (with c.mu held).
-func (c *secretCache) drop(key string) {
-	e, ok := c.secrets[key]
-	if !ok {
-		return
-	}
-	delete(c.secrets, key)
-	if rk, ok := releaseKey(key, e.labels); ok {
-		delete(c.byRelease[rk], key)
-		if len(c.byRelease[rk]) == 0 {
-			delete(c.byRelease, rk)
-		}
-	}
-}
-
-// releaseKey is namespace/release of a Secret's key and labels.
-func releaseKey(key string, l map[string]string) (string, bool) {
-	ns, _, _ := strings.Cut(key, "/")
-	rel := l["name"]
-	return ns + "/" + rel, rel != ""
 }
 
 // speaksFor reports whether the caches can tell that release rel has no
@@ -331,52 +293,6 @@ func (v *cachedSecrets) knows(ctx context.Context, rel string) bool {
 	return err == nil && len(metas.Items) > 0
 }
 
-// candidates names the Secrets a selector may match: those the metadata
-// cache shows and those written, read or deleted here whose labels match.
-func (c *secretCache) candidates(ns string, sel labels.Selector, shown map[string]uint64) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	names := make([]string, 0, len(shown))
-	for name := range shown {
-		names = append(names, name)
-	}
-	for key, e := range c.inNamespace(ns, sel) {
-		name := key[len(ns)+1:]
-		if _, dup := shown[name]; !dup && sel.Matches(labels.Set(e.labels)) {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-// inNamespace yields the entries of namespace ns that sel may match: a
-// selector naming a release, that release's (byRelease); any other, every
-// entry of ns (with c.mu held).
-func (c *secretCache) inNamespace(ns string, sel labels.Selector) iter.Seq2[string, *cachedSecret] {
-	return func(yield func(string, *cachedSecret) bool) {
-		if rel, named := sel.RequiresExactMatch("name"); named {
-			for key := range c.byRelease[ns+"/"+rel] {
-				if !yield(key, c.secrets[key]) {
-					return
-				}
-			}
-			return
-		}
-		prefix := ns + "/"
-		for key, e := range c.secrets {
-			if strings.HasPrefix(key, prefix) && !yield(key, e) {
-				return
-			}
-		}
-	}
-}
-
-func (c *secretCache) forget(ns, name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.drop(ns + "/" + name)
-}
-
 func (c *secretCache) knownAbsent(ns, rel string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -421,65 +337,4 @@ func (v *cachedSecrets) Update(ctx context.Context, s *corev1.Secret, opts metav
 		v.c.remember(out)
 	}
 	return out, err
-}
-
-// Delete deletes and leaves a tombstone: until the metadata cache shows
-// a newer version, the Secret is gone.
-func (v *cachedSecrets) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
-	err := v.SecretInterface.Delete(ctx, name, opts)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	v.c.mu.Lock()
-	defer v.c.mu.Unlock()
-	v.c.bury(v.ns + "/" + name)
-	v.c.sweep()
-	return err
-}
-
-// DeleteCollection deletes the Secrets the selectors pick and leaves a
-// tombstone for each one remembered here that they pick. After a failure
-// some may be gone: those are found so by their next read.
-func (v *cachedSecrets) DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, list metav1.ListOptions) error {
-	sel, err := labels.Parse(list.LabelSelector)
-	if err != nil {
-		return err
-	}
-	fsel, err := fields.ParseSelector(list.FieldSelector)
-	if err != nil {
-		return err
-	}
-	if err := v.SecretInterface.DeleteCollection(ctx, opts, list); err != nil {
-		return err
-	}
-	v.c.mu.Lock()
-	defer v.c.mu.Unlock()
-	for key, e := range v.c.inNamespace(v.ns, sel) {
-		if e.secret != nil && sel.Matches(labels.Set(e.labels)) && fsel.Matches(secretFields(e.secret)) {
-			v.c.bury(key)
-		}
-	}
-	v.c.sweep()
-	return nil
-}
-
-// secretFields are the fields a Secret can be selected by.
-func secretFields(s *corev1.Secret) fields.Set {
-	return fields.Set{"metadata.name": s.Name, "metadata.namespace": s.Namespace, "type": string(s.Type)}
-}
-
-// bury leaves a tombstone for ns/name (with c.mu held): until the metadata
-// cache shows a newer version, the Secret is gone.
-func (c *secretCache) bury(key string) {
-	e := c.secrets[key]
-	if e == nil {
-		e = &cachedSecret{}
-		c.put(key, e)
-	}
-	// A tombstone's version is the one deleted, so the metadata cache's
-	// copy of that version (or an older one) counts as gone.
-	e.secret, e.at = nil, c.now()
-	if e.rv == 0 {
-		e.rv = ^uint64(0) >> 1 // not known: believe the tombstone until forgotten
-	}
 }

@@ -1,0 +1,92 @@
+package helm
+
+import (
+	"iter"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// The secret cache's index: its entries by namespace and release (see
+// secretCache.byRelease).
+
+// put stores the entry of ns/name (key) and indexes it by its release
+// (with c.mu held).
+func (c *secretCache) put(key string, e *cachedSecret) {
+	c.drop(key)
+	c.secrets[key] = e
+	if rk, ok := releaseKey(key, e.labels); ok {
+		if c.byRelease[rk] == nil {
+			c.byRelease[rk] = map[string]struct{}{}
+		}
+		c.byRelease[rk][key] = struct{}{}
+	}
+}
+
+// drop removes the entry of key and its index entry (with c.mu held).
+func (c *secretCache) drop(key string) {
+	e, ok := c.secrets[key]
+	if !ok {
+		return
+	}
+	delete(c.secrets, key)
+	if rk, ok := releaseKey(key, e.labels); ok {
+		delete(c.byRelease[rk], key)
+		if len(c.byRelease[rk]) == 0 {
+			delete(c.byRelease, rk)
+		}
+	}
+}
+
+// releaseKey is namespace/release of a Secret's key and labels.
+func releaseKey(key string, l map[string]string) (string, bool) {
+	ns, _, _ := strings.Cut(key, "/")
+	rel := l["name"]
+	return ns + "/" + rel, rel != ""
+}
+
+// candidates names the Secrets a selector may match: those the metadata
+// cache shows and those written, read or deleted here whose labels match.
+func (c *secretCache) candidates(ns string, sel labels.Selector, shown map[string]uint64) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make([]string, 0, len(shown))
+	for name := range shown {
+		names = append(names, name)
+	}
+	for key, e := range c.inNamespace(ns, sel) {
+		name := key[len(ns)+1:]
+		if _, dup := shown[name]; !dup && sel.Matches(labels.Set(e.labels)) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// inNamespace yields the entries of namespace ns that sel may match: a
+// selector naming a release, that release's (byRelease); any other, every
+// entry of ns (with c.mu held).
+func (c *secretCache) inNamespace(ns string, sel labels.Selector) iter.Seq2[string, *cachedSecret] {
+	return func(yield func(string, *cachedSecret) bool) {
+		if rel, named := sel.RequiresExactMatch("name"); named {
+			for key := range c.byRelease[ns+"/"+rel] {
+				if !yield(key, c.secrets[key]) {
+					return
+				}
+			}
+			return
+		}
+		prefix := ns + "/"
+		for key, e := range c.secrets {
+			if strings.HasPrefix(key, prefix) && !yield(key, e) {
+				return
+			}
+		}
+	}
+}
+
+func (c *secretCache) forget(ns, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drop(ns + "/" + name)
+}
