@@ -33,6 +33,9 @@ type secretsDriver struct {
 	impl clientcorev1.SecretInterface
 }
 
+// releaseSecretType is the type of the Secrets Helm's Secret driver writes.
+const releaseSecretType = "helm.sh/release.v1"
+
 func newSecretsDriver(impl clientcorev1.SecretInterface, log func(string, ...any)) *secretsDriver {
 	d := &secretsDriver{Secrets: driver.NewSecrets(impl), impl: impl}
 	d.Log = log
@@ -84,7 +87,7 @@ func revisionSecret(key string, rls *release.Release, stamp string) (*corev1.Sec
 	lbs["version"] = strconv.Itoa(rls.Version)
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: key, Labels: lbs},
-		Type:       "helm.sh/release.v1",
+		Type:       releaseSecretType,
 		Data:       map[string][]byte{"release": []byte(s)},
 	}, nil
 }

@@ -45,8 +45,9 @@ type oneWriteDriver struct {
 type heldRevision struct {
 	rls    *release.Release
 	stored bool
-	// uninstall: held as an uninstall's (holdable); Helm then marks the
-	// same revision uninstalled in memory before it deletes the history.
+	// uninstall: held for an uninstall (its holdable record, or a
+	// deletion); Helm marks the record uninstalled in memory before it
+	// deletes the history, so the flag, not the status, tells.
 	uninstall bool
 	deleted   bool
 }
@@ -139,7 +140,7 @@ func (d *oneWriteDriver) Delete(key string) (*release.Release, error) {
 	case ok && !h.stored:
 		return h.rls, nil // never written
 	case ok:
-		d.hold(key, heldRevision{rls: h.rls, stored: true, deleted: true})
+		d.hold(key, heldRevision{rls: h.rls, stored: true, uninstall: true, deleted: true})
 		return h.rls, nil
 	}
 	if !d.uninstalling(key) {
@@ -149,17 +150,17 @@ func (d *oneWriteDriver) Delete(key string) (*release.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.hold(key, heldRevision{rls: rls, stored: true, deleted: true})
+	d.hold(key, heldRevision{rls: rls, stored: true, uninstall: true, deleted: true})
 	return rls, nil
 }
 
 // uninstalling reports whether a revision of key's release is held for an
-// uninstall (marked uninstalling, or its deletion held).
+// uninstall.
 func (d *oneWriteDriver) uninstalling(key string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for k, h := range d.held {
-		if (h.deleted || h.uninstall) && sameRelease(k, key) {
+		if h.uninstall && sameRelease(k, key) {
 			return true
 		}
 	}

@@ -25,9 +25,6 @@ type historyPurger interface {
 	purge(name string, keys []string) error
 }
 
-// releaseSecretType is the type of the Secrets Helm's Secret driver writes.
-const releaseSecretType = "helm.sh/release.v1"
-
 // purge deletes the revisions of a release in one request when Helm's
 // Secret driver stored each of them and the Secrets labelled as the
 // release's (owner=helm, name) are those revisions and no other (the
