@@ -28,19 +28,17 @@ func withoutCRDs(rl kube.ResourceList) kube.ResourceList {
 
 // Delete and DeleteWithPropagationPolicy first let an install that has
 // not read its objects yet read them (a hook's deletion is a write; see
-// createFirst).
+// createFirst), then delete every kind at once (see deleteTogether).
+// Helm's Delete propagates in the background.
 func (c reachedClient) Delete(rl kube.ResourceList) (*kube.Result, []error) {
-	if err := c.fresh.beforeOtherWrite(); err != nil {
-		return nil, []error{err}
-	}
-	return c.Client.Delete(withoutCRDs(rl))
+	return c.DeleteWithPropagationPolicy(rl, metav1.DeletePropagationBackground)
 }
 
 func (c reachedClient) DeleteWithPropagationPolicy(rl kube.ResourceList, policy metav1.DeletionPropagation) (*kube.Result, []error) {
 	if err := c.fresh.beforeOtherWrite(); err != nil {
 		return nil, []error{err}
 	}
-	return c.Client.DeleteWithPropagationPolicy(withoutCRDs(rl), policy)
+	return deleteTogether(c.Client, withoutCRDs(rl), policy)
 }
 
 func (c reachedClient) UpdateThreeWayMerge(original, target kube.ResourceList, force bool) (*kube.Result, error) {

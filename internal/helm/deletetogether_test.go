@@ -1,0 +1,153 @@
+package helm
+
+import (
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v3/pkg/kube"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/kubernetes/scheme"
+	restfake "k8s.io/client-go/rest/fake"
+)
+
+// deleteServer answers the DELETEs of a release's objects. Each request
+// waits, at most a bound, until every kind's first DELETE has arrived: one
+// kind deleted after another never gets there, so each waits out the bound
+// and the test sees the requests one kind at a time.
+type deleteServer struct {
+	mu      sync.Mutex
+	kinds   int
+	arrived map[string]bool // resource → its first DELETE came
+	all     chan struct{}
+	// missing: names answered 404; refused: names answered 500.
+	missing, refused []string
+	// together: requests that found every kind already arrived.
+	together, alone int
+	seen            []string // resource/name, in arrival order
+}
+
+func newDeleteServer(kinds int) *deleteServer {
+	return &deleteServer{kinds: kinds, arrived: map[string]bool{}, all: make(chan struct{})}
+}
+
+func (s *deleteServer) handle(req *http.Request) (*http.Response, error) {
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	res, name := parts[len(parts)-2], parts[len(parts)-1]
+	s.mu.Lock()
+	s.seen = append(s.seen, res+"/"+name)
+	if !s.arrived[res] {
+		s.arrived[res] = true
+		if len(s.arrived) == s.kinds {
+			close(s.all)
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.all:
+		s.count(&s.together)
+	case <-time.After(2 * time.Second):
+		s.count(&s.alone)
+	}
+	status, body := http.StatusOK, `{"kind":"Status","apiVersion":"v1","status":"Success"}`
+	switch {
+	case slices.Contains(s.missing, name):
+		status, body = http.StatusNotFound, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`
+	case slices.Contains(s.refused, name):
+		status, body = http.StatusInternalServerError, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"InternalError","message":"etcd is away","code":500}`
+	}
+	return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
+}
+
+func (s *deleteServer) count(n *int) {
+	s.mu.Lock()
+	*n++
+	s.mu.Unlock()
+}
+
+// releaseObjects are Helm's infos for kind/name pairs, in that order.
+func releaseObjects(client *restfake.RESTClient, pairs ...string) kube.ResourceList {
+	resources := map[string]schema.GroupVersionResource{
+		"Deployment": {Group: "apps", Version: "v1", Resource: "deployments"},
+		"Service":    {Version: "v1", Resource: "services"},
+		"ConfigMap":  {Version: "v1", Resource: "configmaps"},
+	}
+	var out kube.ResourceList
+	for _, p := range pairs {
+		kind, name, _ := strings.Cut(p, "/")
+		gvr := resources[kind]
+		gvk := gvr.GroupVersion().WithKind(kind)
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		u.SetName(name)
+		u.SetNamespace("team")
+		out = append(out, &resource.Info{
+			Client:    client,
+			Mapping:   &meta.RESTMapping{Resource: gvr, GroupVersionKind: gvk, Scope: meta.RESTScopeNamespace},
+			Namespace: "team", Name: name, Object: u,
+		})
+	}
+	return out
+}
+
+func TestAnUninstallDeletesEveryKindTogether(t *testing.T) {
+	objects := []string{"Service/web", "Deployment/web", "Deployment/worker", "ConfigMap/web-config", "ConfigMap/web-env"}
+	for _, tc := range []struct {
+		name             string
+		missing, refused []string
+		wantDeleted      []string // nil: Helm's contract, no result with errors
+		wantErrs         int
+	}{
+		{name: "all deleted", wantDeleted: objects},
+		{name: "one gone already", missing: []string{"worker"}, wantDeleted: objects},
+		{name: "one refused", refused: []string{"web-env"}, wantErrs: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newDeleteServer(3)
+			srv.missing, srv.refused = tc.missing, tc.refused
+			client := &restfake.RESTClient{
+				NegotiatedSerializer: scheme.Codecs.WithoutConversion(),
+				Client:               restfake.CreateHTTPClient(srv.handle),
+			}
+			c := reachedClient{Client: &kube.Client{Log: func(string, ...any) {}}}
+			res, errs := c.DeleteWithPropagationPolicy(releaseObjects(client, objects...), metav1.DeletePropagationBackground)
+
+			if srv.alone > 0 {
+				t.Errorf("%d of %d DELETEs waited for another kind's to finish (arrived in order %v); want every kind's sent together", srv.alone, len(objects), srv.seen)
+			}
+			if len(srv.seen) != len(objects) {
+				t.Errorf("%d DELETEs, want one per object (%d): %v", len(srv.seen), len(objects), srv.seen)
+			}
+			if len(errs) != tc.wantErrs {
+				t.Fatalf("errors %v, want %d", errs, tc.wantErrs)
+			}
+			for _, err := range errs {
+				if !apierrors.IsInternalError(err) {
+					t.Errorf("error %v, want the API server's", err)
+				}
+			}
+			if tc.wantDeleted == nil {
+				if res != nil {
+					t.Errorf("result %v with errors, want none (Helm's contract)", res)
+				}
+				return
+			}
+			var got []string
+			for _, info := range res.Deleted {
+				got = append(got, info.Object.GetObjectKind().GroupVersionKind().Kind+"/"+info.Name)
+			}
+			if !slices.Equal(got, tc.wantDeleted) {
+				t.Errorf("deleted %v, want %v (the manifest's order)", got, tc.wantDeleted)
+			}
+		})
+	}
+}
