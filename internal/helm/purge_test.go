@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"slices"
+	"strconv"
 	"testing"
 
 	kubefake "helm.sh/helm/v3/pkg/kube/fake"
@@ -43,12 +44,27 @@ func TestUninstallDeletesTheHistoryInOneRequest(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cs := fake.NewClientset()
 			var collects, deletes, rejected int
+			// The API server's resourceVersions, which the fake does not keep.
+			var rv uint64
+			stamp := func(a k8stesting.Action) (bool, runtime.Object, error) {
+				rv++
+				a.(interface{ GetObject() runtime.Object }).GetObject().(*corev1.Secret).ResourceVersion = strconv.FormatUint(rv, 10)
+				return false, nil, nil
+			}
+			cs.PrependReactor("create", "secrets", stamp)
+			cs.PrependReactor("update", "secrets", stamp)
 			cs.PrependReactor("delete-collection", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
 				if c.forbidden {
 					rejected++
 					return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", nil)
 				}
 				collects++
+				// Its list need be no fresher than the revisions: a consistent
+				// one waits for the watch cache to catch up with etcd.
+				lo := a.(k8stesting.DeleteCollectionActionImpl).ListOptions
+				if want := strconv.FormatUint(rv, 10); lo.ResourceVersion != want || lo.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan {
+					t.Errorf("deletecollection lists at resourceVersion %q (%q), want %q (NotOlderThan): the newest revision's", lo.ResourceVersion, lo.ResourceVersionMatch, want)
+				}
 				r := a.(k8stesting.DeleteCollectionAction).GetListRestrictions()
 				return true, nil, deleteMatching(cs, a.GetNamespace(), r.Labels, r.Fields)
 			})
