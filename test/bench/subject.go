@@ -197,6 +197,11 @@ func (r *runner) runOperator(ctx context.Context, s Subject, id identity, counte
 		ph, err := measure(ctx, p, op, r.cfg.ControlPlane, counter, metricsURL)
 		out.Phases = append(out.Phases, ph)
 		r.waitProfiles(s.Name, profiles...)
+		if profiling && metricsURL != "" && p.name != PhaseIdle {
+			if err := r.saveMetrics(context.WithoutCancel(ctx), metricsURL, r.perRun(s.Name+"-"+p.name)); err != nil {
+				fmt.Fprintf(r.cfg.Log, "  %-12s metrics: %v\n", s.Name, err)
+			}
+		}
 		if err != nil {
 			return err
 		}
