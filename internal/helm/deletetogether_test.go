@@ -31,9 +31,9 @@ type deleteServer struct {
 	all     chan struct{}
 	// missing: names answered 404; refused: names answered 500.
 	missing, refused []string
-	// together: requests that found every kind already arrived.
-	together, alone int
-	seen            []string // resource/name, in arrival order
+	// alone: requests that waited out the bound.
+	alone int
+	seen  []string // resource/name, in arrival order
 }
 
 func newDeleteServer(kinds int) *deleteServer {
@@ -54,9 +54,10 @@ func (s *deleteServer) handle(req *http.Request) (*http.Response, error) {
 	s.mu.Unlock()
 	select {
 	case <-s.all:
-		s.count(&s.together)
 	case <-time.After(2 * time.Second):
-		s.count(&s.alone)
+		s.mu.Lock()
+		s.alone++
+		s.mu.Unlock()
 	}
 	status, body := http.StatusOK, `{"kind":"Status","apiVersion":"v1","status":"Success"}`
 	switch {
@@ -66,12 +67,6 @@ func (s *deleteServer) handle(req *http.Request) (*http.Response, error) {
 		status, body = http.StatusInternalServerError, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"InternalError","message":"etcd is away","code":500}`
 	}
 	return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
-}
-
-func (s *deleteServer) count(n *int) {
-	s.mu.Lock()
-	*n++
-	s.mu.Unlock()
 }
 
 // releaseObjects are Helm's infos for kind/name pairs, in that order.
