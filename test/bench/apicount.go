@@ -12,44 +12,65 @@ import (
 // flow control let through to be served.
 const dispatchedMetric = "apiserver_flowcontrol_dispatched_requests_total"
 
-// apiRequests reads the API server's count of requests classified by each
-// FlowSchema so far. A FlowSchema with no requests yet is absent (0).
-func apiRequests(ctx context.Context, cs kubernetes.Interface) (map[string]float64, error) {
+// cutOffMetric counts, per resource, the watches the API server closed
+// because their client did not keep up (their buffer stayed full).
+const cutOffMetric = "apiserver_terminated_watchers_total"
+
+// serverCounts is what the harness reads of the API server's metrics.
+type serverCounts struct {
+	// byFlowSchema is the count of requests classified by each FlowSchema
+	// so far. A FlowSchema with no requests yet is absent (0).
+	byFlowSchema map[string]float64
+	// cutOff is the count of watches of every client and resource the API
+	// server closed as unresponsive so far.
+	cutOff float64
+}
+
+// apiServerCounts reads the API server's counts.
+func apiServerCounts(ctx context.Context, cs kubernetes.Interface) (serverCounts, error) {
 	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
+		return serverCounts{}, fmt.Errorf("reading the API server's metrics: %w", err)
 	}
 	families, err := parseMetrics(bytes.NewReader(raw), "the API server's")
 	if err != nil {
-		return nil, err
+		return serverCounts{}, err
 	}
-	out := map[string]float64{}
+	out := serverCounts{byFlowSchema: map[string]float64{}}
 	fam, ok := families[dispatchedMetric]
 	if !ok {
-		return nil, fmt.Errorf("the API server has no %s metric (is API priority and fairness off?)", dispatchedMetric)
+		return serverCounts{}, fmt.Errorf("the API server has no %s metric (is API priority and fairness off?)", dispatchedMetric)
 	}
 	for _, m := range fam.GetMetric() {
 		for _, l := range m.GetLabel() {
 			if l.GetName() == "flow_schema" {
-				out[l.GetValue()] += m.GetCounter().GetValue()
+				out.byFlowSchema[l.GetValue()] += m.GetCounter().GetValue()
 			}
 		}
+	}
+	// Absent until the first watch is cut off.
+	for _, m := range families[cutOffMetric].GetMetric() {
+		out.cutOff += m.GetCounter().GetValue()
 	}
 	return out, nil
 }
 
-// requestCounter reads one FlowSchema's count.
+// requestCounter reads one FlowSchema's count, and the watches cut off.
 type requestCounter struct {
 	cs         kubernetes.Interface
 	flowSchema string
 }
 
-func (r requestCounter) read(ctx context.Context) (float64, error) {
-	all, err := apiRequests(ctx, r.cs)
+// counts is what requestCounter reads: the FlowSchema's requests and the
+// watches cut off, so far.
+type counts struct{ requests, cutOff float64 }
+
+func (r requestCounter) read(ctx context.Context) (counts, error) {
+	all, err := apiServerCounts(ctx, r.cs)
 	if err != nil {
-		return 0, err
+		return counts{}, err
 	}
-	return all[r.flowSchema], nil
+	return counts{requests: all.byFlowSchema[r.flowSchema], cutOff: all.cutOff}, nil
 }
 
 // requestsMetric is chartkeeper's own count of the requests it sends, by

@@ -65,6 +65,13 @@ type Phase struct {
 	// APIRequests is how many requests of the subject the API server served
 	// during the phase.
 	APIRequests float64 `json:"apiRequests"`
+	// WatchesCutOff is how many watches, of any client, the API server
+	// closed during the phase because their client did not keep up
+	// (apiserver_terminated_watchers_total). Each is resumed and replayed:
+	// kwok's one watch of every Pod, cut off again and again at N=10,000,
+	// made a phase cost more CPU than its rollouts (docs/benchmarks.md).
+	// A phase with some did not measure its subject alone.
+	WatchesCutOff float64 `json:"watchesCutOff"`
 	// RequestsByKind is the operator's own count of the requests it sent
 	// during the phase, keyed "verb resource" (chartkeeper's
 	// chartkeeper_api_requests_total; absent for other subjects).

@@ -67,7 +67,8 @@ func each(keys []key, fn func(context.Context, key) error) func(context.Context)
 
 // measure runs a phase and adds what it cost: the subject's API requests,
 // for a process its CPU time, and the CPU time of the control plane's
-// processes (cp; none when the run did not start the cluster).
+// processes (cp; none when the run did not start the cluster); and the
+// watches the API server cut off meanwhile, whoever's they were.
 // metricsURL, when set, is the operator's metrics endpoint: its own count
 // of requests by verb and resource is kept too.
 func measure(ctx context.Context, p phaseRun, op *childproc.Process, cp controlPlane, counter requestCounter, metricsURL string) (Phase, error) {
@@ -98,7 +99,8 @@ func measure(ctx context.Context, p phaseRun, op *childproc.Process, cp controlP
 	if err != nil {
 		return ph, err
 	}
-	ph.APIRequests = reqs1 - reqs0
+	ph.APIRequests = reqs1.requests - reqs0.requests
+	ph.WatchesCutOff = reqs1.cutOff - reqs0.cutOff
 	if metricsURL != "" {
 		byKind1, err := operatorRequests(context.WithoutCancel(ctx), metricsURL)
 		if err != nil {

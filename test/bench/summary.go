@@ -137,6 +137,9 @@ func (res *Result) summarize() []SummaryRow {
 			sr.Figures = append(sr.Figures, f)
 		}
 		for _, q := range ratios {
+			if r.noRatio {
+				break
+			}
 			n, d := sr.figure(q.num), sr.figure(q.den)
 			if n != nil && d != nil && d.Median > 0 && !n.Incomplete && !d.Incomplete {
 				sr.Ratios = append(sr.Ratios, RatioFigure{Label: q.label, Value: n.Median / d.Median})

@@ -21,6 +21,8 @@ type row struct {
 	// row and the next, each cell (and ratio) being this row's, " / ",
 	// the next one's. result.json's summary keeps them apart.
 	joinNext string
+	// noRatio: the row is a count to read as it is, not a cost to compare.
+	noRatio bool
 }
 
 func milestoneRow(id, label, phase, milestone string) row {
@@ -115,6 +117,7 @@ const (
 	rowControlShare    = "control-plane-cpu-share"
 	rowPeakRSS         = "peak-rss"
 	rowRequestsPerCR   = "requests-per-cr"
+	rowWatchesCutOff   = "watches-cut-off"
 )
 
 func (res *Result) rows() []row {
@@ -149,6 +152,10 @@ func (res *Result) rows() []row {
 			v, ok, inc := workCost(s, false)
 			return v / float64(res.N), ok, inc
 		}},
+		{id: rowWatchesCutOff, label: "watches the API server cut off (install+upgrade+delete)", noRatio: true,
+			value: func(s SubjectResult) (float64, bool, bool) {
+				return workSum(s, func(p *Phase) *float64 { return &p.WatchesCutOff })
+			}},
 	}
 }
 
