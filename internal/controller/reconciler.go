@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/metrics"
 	"github.com/chartkeeper/chartkeeper/internal/release"
 )
 
@@ -99,6 +100,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 			return
 		}
 		r.statuses.wrote(obj.GetUID(), st, now)
+		change := metrics.StatusChanged
+		if !writtenAt.IsZero() && rewordedOnly(persisted, st) {
+			change = metrics.StatusReworded
+		}
+		metrics.ObserveStatusWrite(r.target.Watch.Kind, readyReason(st), change)
 	}()
 
 	res, err := r.engine.Step(ctx, r.target, obj, &st)

@@ -12,8 +12,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/metrics"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
@@ -82,8 +84,18 @@ func (e *env) testStatusPatches(t *testing.T) {
 	ctx := context.Background()
 	reconcile := func(t *testing.T) int32 { t.Helper(); return cl.reconcile(t, r, f.request(name)) }
 
+	kind := f.target.Watch.Kind
+	changed := func() float64 {
+		return statusWritesCounted(t, kind, string(api.ReasonProgressing), string(metrics.StatusChanged))
+	}
+	changed0 := changed()
 	if n := reconcile(t); n != 1 {
 		t.Fatalf("first reconcile (install) patched the status %d times, want 1", n)
+	}
+	// The write is counted: Ready False, Progressing (waiting for the
+	// install's result), a change.
+	if d := changed() - changed0; d < 1 {
+		t.Errorf("chartkeeper_status_writes_total{kind=%q,reason=\"Progressing\",change=\"changed\"} rose by %v after the install's status write", kind, d)
 	}
 	// Until ready, every reconcile patches at most once, and only when
 	// the status changed.
@@ -152,4 +164,32 @@ func statusJSON(st api.Status) string {
 		return err.Error()
 	}
 	return string(b)
+}
+
+// statusWritesCounted reads chartkeeper_status_writes_total for one set of
+// labels from the registry the operator serves.
+func statusWritesCounted(t *testing.T, kind, reason, change string) float64 {
+	t.Helper()
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"kind": kind, "reason": reason, "change": change}
+	for _, fam := range families {
+		if fam.GetName() != "chartkeeper_status_writes_total" {
+			continue
+		}
+		for _, m := range fam.GetMetric() {
+			match := 0
+			for _, l := range m.GetLabel() {
+				if want[l.GetName()] == l.GetValue() {
+					match++
+				}
+			}
+			if match == len(want) {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
 }

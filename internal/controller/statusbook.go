@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -113,4 +114,12 @@ func holdBack(persisted, st api.Status, at, now time.Time) time.Duration {
 		return left
 	}
 	return 0
+}
+
+// readyReason is the reason of st's Ready condition ("" without one).
+func readyReason(st api.Status) string {
+	if c := meta.FindStatusCondition(st.Conditions, api.ConditionReady); c != nil {
+		return c.Reason
+	}
+	return ""
 }
