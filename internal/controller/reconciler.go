@@ -86,7 +86,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 			return
 		}
 		now := r.clock.Now()
-		if wait := holdBack(persisted, st, writtenAt, now); wait > 0 && retErr == nil {
+		reworded := !writtenAt.IsZero() && rewordedOnly(persisted, st)
+		if wait := holdBack(reworded, writtenAt, now); wait > 0 && retErr == nil {
 			r.statuses.held(obj.GetUID(), st)
 			if result.RequeueAfter == 0 || wait < result.RequeueAfter {
 				result.RequeueAfter = wait
@@ -101,7 +102,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		}
 		r.statuses.wrote(obj.GetUID(), st, now)
 		change := metrics.StatusChanged
-		if !writtenAt.IsZero() && rewordedOnly(persisted, st) {
+		if reworded {
 			change = metrics.StatusReworded
 		}
 		metrics.ObserveStatusWrite(r.target.Watch.Kind, readyReason(st), change)

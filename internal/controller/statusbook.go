@@ -104,10 +104,11 @@ func rewordedOnly(a, b api.Status) bool {
 	return equality.Semantic.DeepEqual(a, b)
 }
 
-// holdBack returns how long a status that only rewords the one written at
-// at must wait before it is written (0: write it now).
-func holdBack(persisted, st api.Status, at, now time.Time) time.Duration {
-	if at.IsZero() || !rewordedOnly(persisted, st) {
+// holdBack returns how long a status must wait before it is written (0:
+// write it now): a rewording (rewordedOnly of the one this process wrote
+// at at) waits out statusDebounce from at.
+func holdBack(reworded bool, at, now time.Time) time.Duration {
+	if !reworded {
 		return 0
 	}
 	if left := statusDebounce - now.Sub(at); left > 0 {
