@@ -16,35 +16,36 @@ const dispatchedMetric = "apiserver_flowcontrol_dispatched_requests_total"
 // because their client did not keep up (their buffer stayed full).
 const cutOffMetric = "apiserver_terminated_watchers_total"
 
-// serverCounts is what the harness reads of the API server's metrics.
-type serverCounts struct {
-	// byFlowSchema is the count of requests classified by each FlowSchema
-	// so far. A FlowSchema with no requests yet is absent (0).
-	byFlowSchema map[string]float64
-	// cutOff is the count of watches of every client and resource the API
-	// server closed as unresponsive so far.
-	cutOff float64
+// requestCounter reads, from the API server's metrics, one FlowSchema's
+// count of requests and the count of watches cut off.
+type requestCounter struct {
+	cs         kubernetes.Interface
+	flowSchema string
 }
 
-// apiServerCounts reads the API server's counts.
-func apiServerCounts(ctx context.Context, cs kubernetes.Interface) (serverCounts, error) {
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+// counts is what requestCounter reads, so far: the requests classified by
+// the FlowSchema (none yet: 0), and the watches of every client and
+// resource the API server closed as unresponsive.
+type counts struct{ requests, cutOff float64 }
+
+func (r requestCounter) read(ctx context.Context) (counts, error) {
+	raw, err := r.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return serverCounts{}, fmt.Errorf("reading the API server's metrics: %w", err)
+		return counts{}, fmt.Errorf("reading the API server's metrics: %w", err)
 	}
 	families, err := parseMetrics(bytes.NewReader(raw), "the API server's")
 	if err != nil {
-		return serverCounts{}, err
+		return counts{}, err
 	}
-	out := serverCounts{byFlowSchema: map[string]float64{}}
 	fam, ok := families[dispatchedMetric]
 	if !ok {
-		return serverCounts{}, fmt.Errorf("the API server has no %s metric (is API priority and fairness off?)", dispatchedMetric)
+		return counts{}, fmt.Errorf("the API server has no %s metric (is API priority and fairness off?)", dispatchedMetric)
 	}
+	var out counts
 	for _, m := range fam.GetMetric() {
 		for _, l := range m.GetLabel() {
-			if l.GetName() == "flow_schema" {
-				out.byFlowSchema[l.GetValue()] += m.GetCounter().GetValue()
+			if l.GetName() == "flow_schema" && l.GetValue() == r.flowSchema {
+				out.requests += m.GetCounter().GetValue()
 			}
 		}
 	}
@@ -53,24 +54,6 @@ func apiServerCounts(ctx context.Context, cs kubernetes.Interface) (serverCounts
 		out.cutOff += m.GetCounter().GetValue()
 	}
 	return out, nil
-}
-
-// requestCounter reads one FlowSchema's count, and the watches cut off.
-type requestCounter struct {
-	cs         kubernetes.Interface
-	flowSchema string
-}
-
-// counts is what requestCounter reads: the FlowSchema's requests and the
-// watches cut off, so far.
-type counts struct{ requests, cutOff float64 }
-
-func (r requestCounter) read(ctx context.Context) (counts, error) {
-	all, err := apiServerCounts(ctx, r.cs)
-	if err != nil {
-		return counts{}, err
-	}
-	return counts{requests: all.byFlowSchema[r.flowSchema], cutOff: all.cutOff}, nil
 }
 
 // requestsMetric is chartkeeper's own count of the requests it sends, by

@@ -63,8 +63,9 @@ func TestControlPlaneSampleLeavesOutWhatCannotBeRead(t *testing.T) {
 }
 
 // metricsServer serves an API server's /metrics with a FlowSchema's count
-// of requests, one more at each reading.
-func metricsServer(t *testing.T, flowSchema string) kubernetes.Interface {
+// of requests, one more at each reading, and then what extra gives for
+// that reading (1, 2, ...; nil: nothing).
+func metricsServer(t *testing.T, flowSchema string, extra func(reading int) string) kubernetes.Interface {
 	t.Helper()
 	n := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,6 +75,9 @@ func metricsServer(t *testing.T, flowSchema string) kubernetes.Interface {
 		}
 		n++
 		fmt.Fprintf(w, "# TYPE %s counter\n%s{flow_schema=%q,priority_level=\"x\"} %d\n", dispatchedMetric, dispatchedMetric, flowSchema, n)
+		if extra != nil {
+			fmt.Fprint(w, extra(n))
+		}
 	}))
 	t.Cleanup(srv.Close)
 	cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
@@ -84,7 +88,7 @@ func metricsServer(t *testing.T, flowSchema string) kubernetes.Interface {
 }
 
 func TestMeasureAddsTheControlPlaneCPUOfWhatDidNotVanish(t *testing.T) {
-	counter := requestCounter{cs: metricsServer(t, "bench-floor"), flowSchema: "bench-floor"}
+	counter := requestCounter{cs: metricsServer(t, "bench-floor", nil), flowSchema: "bench-floor"}
 	// A process of the control plane that exits during the phase.
 	short := exec.Command("sleep", "0.2")
 	if err := short.Start(); err != nil {

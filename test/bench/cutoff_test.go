@@ -3,14 +3,9 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 )
 
 // TestMeasureCountsTheWatchesCutOff: a phase records how many watches the
@@ -29,21 +24,13 @@ func TestMeasureCountsTheWatchesCutOff(t *testing.T) {
 		{"some before, none during", `{group="",resource="pods"} 7`, `{group="",resource="pods"} 7`, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			readings := []string{c.before, c.after}
-			n := 0
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				lines := readings[min(n, 1)]
-				n++
-				fmt.Fprintf(w, "# TYPE %s counter\n%s{flow_schema=\"bench-floor\",priority_level=\"x\"} %d\n", dispatchedMetric, dispatchedMetric, n)
-				if lines != "" {
-					fmt.Fprintf(w, "# TYPE %s counter\n%s%s\n", cutOffMetric, cutOffMetric, lines)
+			cs := metricsServer(t, "bench-floor", func(reading int) string {
+				lines := []string{c.before, c.after}[min(reading, 2)-1]
+				if lines == "" {
+					return ""
 				}
-			}))
-			t.Cleanup(srv.Close)
-			cs, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL})
-			if err != nil {
-				t.Fatal(err)
-			}
+				return fmt.Sprintf("# TYPE %s counter\n%s%s\n", cutOffMetric, cutOffMetric, lines)
+			})
 			p := phaseRun{name: PhaseUpgrade, timeout: 10 * time.Second, log: &strings.Builder{}, label: "floor",
 				act: func(context.Context) error { return nil }}
 			ph, err := measure(context.Background(), p, nil, nil, requestCounter{cs: cs, flowSchema: "bench-floor"}, "")
