@@ -3,6 +3,10 @@ package api
 // Finalizer keeps a custom resource until its release is uninstalled.
 const Finalizer = "chartkeeper.dev/uninstall"
 
+// Prefix begins the name of every label and annotation chartkeeper reads
+// or writes.
+const Prefix = "chartkeeper.dev/"
+
 // Labels and annotations chartkeeper puts on what it releases.
 const (
 	// LabelManaged marks every released object and every release Secret;

@@ -111,6 +111,7 @@ func TestController(t *testing.T) {
 	t.Run("SecretToResource", e.testSecretToResource)
 	t.Run("SecretEventReconciles", e.testSecretEventReconciles)
 	t.Run("ValuesSources", e.testValuesSources)
+	t.Run("DependentsCacheKeepsWhatIsRead", e.testDependentsCacheKeepsWhatIsRead)
 }
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {

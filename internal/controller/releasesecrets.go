@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/chartkeeper/chartkeeper/internal/intern"
 )
 
 // NewReleaseSecrets creates the metadata-only cache of every Helm release
@@ -34,14 +36,17 @@ func NewReleaseSecrets(mgr manager.Manager, namespaces []string) (cache.Cache, e
 	return c, nil
 }
 
-// revisionMeta keeps of a Secret's metadata what the release storage reads.
+// revisionMeta keeps of a Secret's metadata what the release storage
+// reads, its strings interned.
 func revisionMeta(o any) (any, error) {
 	m, ok := o.(*metav1.PartialObjectMetadata)
 	if !ok {
 		return o, nil
 	}
-	return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+	out := &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
 		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
 		CreationTimestamp: m.CreationTimestamp, Labels: m.Labels,
-	}}, nil
+	}}
+	intern.Default.Meta(out)
+	return out, nil
 }

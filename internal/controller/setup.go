@@ -23,6 +23,7 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/intern"
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/readiness"
 	"github.com/chartkeeper/chartkeeper/internal/release"
@@ -79,12 +80,22 @@ func newCache(mgr manager.Manager, namespaces []string, opts cache.Options) (cac
 	return c, nil
 }
 
-// reducer is the dependents cache's transform: objects reduced to what
-// kstatus reads, but those of the kinds in whole.
+// reducer is the dependents cache's transform: metadata kept as
+// dependentMeta, objects reduced to what kstatus reads but those of the
+// kinds in whole, and their strings interned.
 func reducer(whole []schema.GroupKind) func(o any) (any, error) {
 	return func(o any) (any, error) {
-		if u, ok := o.(*unstructured.Unstructured); ok && !slices.Contains(whole, u.GroupVersionKind().GroupKind()) {
-			return readiness.Reduce(u), nil
+		switch x := o.(type) {
+		case *metav1.PartialObjectMetadata:
+			return dependentMeta(x), nil
+		case *unstructured.Unstructured:
+			if !slices.Contains(whole, x.GroupVersionKind().GroupKind()) {
+				x = readiness.Reduce(x)
+			} else {
+				x.SetManagedFields(nil)
+			}
+			intern.Default.Unstructured(x)
+			return x, nil
 		}
 		return stripManagedFields(o)
 	}

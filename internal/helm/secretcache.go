@@ -14,6 +14,7 @@ import (
 	clientcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/chartkeeper/chartkeeper/internal/intern"
 	"github.com/chartkeeper/chartkeeper/internal/metrics"
 )
 
@@ -125,7 +126,8 @@ func (c *secretCache) remember(s *corev1.Secret) {
 		return
 	}
 	kept := s.DeepCopy()
-	kept.ManagedFields = nil // read by nobody here; a third of a small Secret
+	kept.ManagedFields = nil  // read by nobody here; a third of a small Secret
+	intern.Default.Meta(kept) // its labels are those of every other revision
 	c.put(key, &cachedSecret{secret: kept, labels: kept.Labels, rv: rv, at: c.now()})
 	if rel := s.Labels["name"]; rel != "" {
 		delete(c.absent, s.Namespace+"/"+rel)

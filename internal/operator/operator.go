@@ -56,9 +56,7 @@ func New(cfg *rest.Config, ws []watches.Watch, opts ...Option) (*Operator, error
 		// Custom resources are unstructured: read them from the cache too.
 		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 	}
-	// Nothing reads managedFields from the cache; they were a large part
-	// of every cached custom resource.
-	mopts.Cache.DefaultTransform = cache.TransformStripManagedFields()
+	mopts.Cache.DefaultTransform = cachedObject
 	if len(o.namespaces) > 0 {
 		mopts.Cache.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range o.namespaces {
