@@ -112,6 +112,7 @@ func TestController(t *testing.T) {
 	t.Run("SecretEventReconciles", e.testSecretEventReconciles)
 	t.Run("ValuesSources", e.testValuesSources)
 	t.Run("DependentsCacheKeepsWhatIsRead", e.testDependentsCacheKeepsWhatIsRead)
+	t.Run("CacheKeepsResourcesAsJSON", e.testCacheKeepsResourcesAsJSON)
 }
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -164,7 +165,7 @@ func (e *env) newFixture(t *testing.T, o fixtureOptions) *fixture {
 		Logger:                 logr.Discard(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns.Name: {}}},
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns.Name: {}}, DefaultTransform: CacheTransform(ws, stripManagedFields)},
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		NewClient:              o.newClient,
 	})

@@ -48,6 +48,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if msg, bad := obj.Object[cacheDecodeError]; bad {
+		return ctrl.Result{}, fmt.Errorf("reading %s from the cache: %v", req.NamespacedName, msg)
+	}
 	// Requests come from released objects and release Secrets too, whatever
 	// the resource's labels: a resource the watch's selector does not select
 	// belongs to another operator (a shard), even while being deleted.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -156,15 +157,17 @@ func Setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine
 	if err != nil {
 		return err
 	}
+	// The cache holds the resources as cachedResource (CacheByObject), or
+	// decoded when not told to: the watch takes either.
 	cr := &unstructured.Unstructured{}
 	cr.SetGroupVersionKind(gvk)
-	selected := predicate.NewTypedPredicateFuncs(func(o *unstructured.Unstructured) bool { return w.LabelSelector.Matches(labels.Set(o.GetLabels())) })
-	changed := predicate.Or[*unstructured.Unstructured](
-		predicate.TypedGenerationChangedPredicate[*unstructured.Unstructured]{},
-		predicate.TypedLabelChangedPredicate[*unstructured.Unstructured]{},
-		predicate.TypedAnnotationChangedPredicate[*unstructured.Unstructured]{},
+	selected := predicate.NewPredicateFuncs(func(o client.Object) bool { return w.LabelSelector.Matches(labels.Set(o.GetLabels())) })
+	changed := predicate.Or[client.Object](
+		predicate.GenerationChangedPredicate{},
+		predicate.LabelChangedPredicate{},
+		predicate.AnnotationChangedPredicate{},
 	)
-	if err := c.Watch(source.Kind(mgr.GetCache(), cr, &handler.TypedEnqueueRequestForObject[*unstructured.Unstructured]{}, selected, changed)); err != nil {
+	if err := c.Watch(source.Kind[client.Object](mgr.GetCache(), cr, &handler.EnqueueRequestForObject{}, selected, changed)); err != nil {
 		return err
 	}
 

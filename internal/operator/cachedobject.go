@@ -8,11 +8,11 @@ import (
 
 var stripManagedFields = cache.TransformStripManagedFields()
 
-// cachedObject is the manager cache's transform (custom resources, and
-// what else is read through it). Nothing reads managedFields from the
-// cache; they were a large part of every cached custom resource. The
-// strings left are interned: a custom resource's keys, condition reasons
-// and messages, namespace and labels are those of many others.
+// cachedObject is the manager cache's transform for what is not a watched
+// custom resource (those are kept as controller.CacheTransform says).
+// Nothing reads managedFields from the cache. The strings left are
+// interned: an object's keys, namespace and labels are those of many
+// others.
 func cachedObject(o any) (any, error) {
 	o, err := stripManagedFields(o)
 	if err == nil {

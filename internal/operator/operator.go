@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/chartkeeper/chartkeeper/internal/controller"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
@@ -56,7 +57,9 @@ func New(cfg *rest.Config, ws []watches.Watch, opts ...Option) (*Operator, error
 		// Custom resources are unstructured: read them from the cache too.
 		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 	}
-	mopts.Cache.DefaultTransform = cachedObject
+	// Custom resources are kept as JSON, decoded when read; anything else
+	// as cachedObject says.
+	mopts.Cache.DefaultTransform = controller.CacheTransform(ws, cachedObject)
 	if len(o.namespaces) > 0 {
 		mopts.Cache.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range o.namespaces {

@@ -136,7 +136,7 @@ func (s *step) act(ctx context.Context, a action) (actionErr, stepErr error) {
 	}
 	if rel != nil {
 		if objs, perr := parseManifest(rel.Manifest, s.d.ref.Namespace, e.helm.Mapper()); perr == nil {
-			e.manifests.setOnly(key, rel.Version, objs)
+			e.manifests.setOnly(key, rel.Version, remembered(objs, s.d.ref, rel.Version))
 		}
 		e.proofs.setOnly(key, rel.Version, prove(rel, s.t.Watch.Chart, s.d.values))
 	}

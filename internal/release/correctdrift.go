@@ -56,7 +56,7 @@ func (e *Engine) correct(ctx context.Context, key string, drift []Drift) error {
 		return err
 	}
 	for _, d := range drift {
-		u, err := d.Object.Desired()
+		u, err := e.renderedOf(ctx, d.Object)
 		if err != nil {
 			return err
 		}

@@ -138,6 +138,10 @@ func (e *Engine) driftOf(ctx context.Context, ob object) ([]fieldDiff, error) {
 	if err != nil {
 		return nil, err
 	}
+	want, err := e.renderedOf(ctx, ob)
+	if err != nil {
+		return nil, err
+	}
 	// The dry run applies to the object as stored when it runs. A write
 	// between the read and the dry run (a controller updating the
 	// object's status or annotations) would show as a difference the
@@ -148,10 +152,7 @@ func (e *Engine) driftOf(ctx context.Context, ob object) ([]fieldDiff, error) {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ob.Namespace, Name: ob.Name}, live); err != nil {
 			return nil, explain(err, user)
 		}
-		applied, err := ob.Desired()
-		if err != nil {
-			return nil, err
-		}
+		applied := want.DeepCopy()
 		applied.SetResourceVersion("")
 		applied.SetManagedFields(nil)
 		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),

@@ -46,9 +46,11 @@ type Engine struct {
 	// remediating counts the releases being remediated, per kind (inflight.go).
 	remediating *remediationsInFlight
 	manifests   *revisionMemo[[]object]
-	drift       *driftTracker
-	ready       *objectMemo[readyAt]
-	proofs      *revisionMemo[provenance]
+	// rendered: what the last revisions read back rendered (rendered.go).
+	rendered *renderedRevisions
+	drift    *driftTracker
+	ready    *objectMemo[readyAt]
+	proofs   *revisionMemo[provenance]
 	// descriptions remembers who revisions' descriptions name (owner.go).
 	descriptions *revisionMemo[describedAs]
 	// sources reads the objects of watches' valuesFrom (valuesfrom.go).
@@ -106,6 +108,7 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 		running:     newRunningActions(),
 		remediating: newRemediationsInFlight(),
 		manifests:   newMemo[int, []object](),
+		rendered:    newRenderedRevisions(),
 		drift:       newDriftTracker(),
 		ready:       newObjectMemo[readyAt](),
 		proofs:      newMemo[int, provenance](),

@@ -224,6 +224,7 @@ func (e *Engine) objects(ctx context.Context, ref watches.ReleaseRef, version in
 	if err != nil {
 		return nil, fmt.Errorf("parsing revision %d: %w", version, err)
 	}
+	objs = remembered(objs, ref, version)
 	e.manifests.setOnly(key, version, objs)
 	return objs, nil
 }

@@ -143,7 +143,7 @@ func (e *Engine) provenanceOf(ctx context.Context, t Target, d desired, version 
 	}
 	if _, ok := e.manifests.get(key, version); !ok {
 		if objs, err := parseManifest(rel.Manifest, d.ref.Namespace, e.helm.Mapper()); err == nil {
-			e.manifests.setOnly(key, version, objs)
+			e.manifests.setOnly(key, version, remembered(objs, d.ref, version))
 		}
 	}
 	p := prove(rel, t.Watch.Chart, d.values)

@@ -1,0 +1,151 @@
+package controller
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
+	"github.com/chartkeeper/chartkeeper/test/testenv"
+)
+
+// TestCachedResourceReadsBackAsDecoded: a custom resource kept as a
+// cachedResource reads back (DeepCopyObject, what the cache hands out)
+// equal to the resource decoded the usual way, managedFields aside.
+func TestCachedResourceReadsBackAsDecoded(t *testing.T) {
+	for _, tc := range []struct{ name, doc string }{
+		{"spec and status", `{"apiVersion":"example.com/v1","kind":"Web","metadata":{"name":"a","namespace":"team-a","uid":"u-1","resourceVersion":"12","generation":3,"creationTimestamp":"2026-11-27T10:00:00Z"},
+			"spec":{"replicas":2,"image":"nginx"},"status":{"observedGeneration":3,"conditions":[{"type":"Ready","status":"True","reason":"Succeeded","message":"ok","lastTransitionTime":"2026-11-27T10:01:00Z","observedGeneration":3}]}}`},
+		{"metadata in full", `{"apiVersion":"example.com/v1","kind":"Web","metadata":{"name":"b","generateName":"b-","namespace":"team-a","uid":"u-2","resourceVersion":"13","generation":1,
+			"creationTimestamp":"2026-11-27T10:00:00Z","deletionTimestamp":"2026-11-27T11:00:00Z","deletionGracePeriodSeconds":0,
+			"labels":{"tier":"web","shard":"1"},"annotations":{"chartkeeper.dev/suspend":"true","note":"<b>&amp;</b> ünïcode"},
+			"finalizers":["chartkeeper.dev/uninstall"],"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o","uid":"u-o","controller":true,"blockOwnerDeletion":false}],
+			"managedFields":[{"manager":"kubectl","operation":"Apply","apiVersion":"example.com/v1","time":"2026-11-27T10:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{}}}]},
+			"spec":{}}`},
+		{"values of every JSON type", `{"apiVersion":"example.com/v1","kind":"Web","metadata":{"name":"c","namespace":"n"},
+			"spec":{"int":9007199254740993,"neg":-4,"float":1.5,"exp":1e21,"zero":0,"t":true,"f":false,"null":null,"s":"<script>&","list":[1,"two",{"three":[3]},[],{}],"nested":{"a":{"b":{"c":"d"}}}},
+			"extra":"a top-level field of its own"}`},
+		{"no spec", `{"apiVersion":"example.com/v1","kind":"Web","metadata":{"name":"d","namespace":"n"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := &unstructured.Unstructured{}
+			if err := want.UnmarshalJSON([]byte(tc.doc)); err != nil {
+				t.Fatal(err)
+			}
+			in := want.DeepCopy()
+			want.SetManagedFields(nil)
+			r, err := newCachedResource(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := r.DeepCopyObject().(*unstructured.Unstructured)
+			if !ok {
+				t.Fatalf("DeepCopyObject returned %T", r.DeepCopyObject())
+			}
+			if !reflect.DeepEqual(got.Object, want.Object) {
+				t.Errorf("read back\n%#v\nwant\n%#v", got.Object, want.Object)
+			}
+			if r.GetName() != want.GetName() || r.GetResourceVersion() != want.GetResourceVersion() || r.GetGeneration() != want.GetGeneration() {
+				t.Errorf("metadata as kept: %s %s %d", r.GetName(), r.GetResourceVersion(), r.GetGeneration())
+			}
+		})
+	}
+}
+
+// TestCacheTransform: the manager cache's transform keeps a custom
+// resource of a watched kind as a cachedResource, and hands anything else
+// to the other transform.
+func TestCacheTransform(t *testing.T) {
+	w := watches.Watch{Group: "example.com", Version: "v1", Kind: "Web"}
+	passed := 0
+	tr := CacheTransform([]watches.Watch{w}, func(o any) (any, error) { passed++; return o, nil })
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Web", "metadata": map[string]any{"name": "a"}}}
+	if got, err := tr(u); err != nil {
+		t.Fatal(err)
+	} else if _, ok := got.(*cachedResource); !ok {
+		t.Errorf("a custom resource is kept as %T", got)
+	}
+	other := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Other", "metadata": map[string]any{"name": "b"}}}
+	if got, err := tr(other); err != nil || got != any(other) || passed != 1 {
+		t.Errorf("an object of another kind: %T, %v, passed on %d times", got, err, passed)
+	}
+}
+
+// TestUndecodableCachedResourceIsMarked: a cached resource whose JSON does
+// not decode reads back marked, for the reconciler to stop at.
+func TestUndecodableCachedResourceIsMarked(t *testing.T) {
+	r := &cachedResource{rest: []byte("{not json")}
+	r.SetName("broken")
+	u := r.DeepCopyObject().(*unstructured.Unstructured)
+	if _, ok := u.Object[cacheDecodeError]; !ok || u.GetName() != "broken" {
+		t.Errorf("read back %v", u.Object)
+	}
+}
+
+// testCacheKeepsResourcesAsJSON: on a real API server, the manager cache
+// set up as the operator's (CacheByObject) holds custom resources as
+// cachedResource, and what the reconciler reads from it is the resource in
+// full: it reconciles to Ready, and a spec read back equals the one
+// written.
+func (e *env) testCacheKeepsResourcesAsJSON(t *testing.T) {
+	f := e.newFixture(t, fixtureOptions{})
+	f.setup(t)
+	f.start(t)
+	const name = "kept-as-json"
+	note := f.note(name, map[string]string{"tier": "web"})
+	if err := unstructured.SetNestedField(note.Object, "bonjour", "spec", "greeting"); err != nil {
+		t.Fatal(err)
+	}
+	f.create(t, note)
+	testenv.Eventually(t, waitTimeout, func(ctx context.Context) error { return f.ready(ctx, name) })
+
+	cr := &unstructured.Unstructured{}
+	cr.SetGroupVersionKind(f.target.Watch.GroupVersionKind())
+	inf, err := f.mgr.GetCache().GetInformer(context.Background(), cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := make(chan any, 1)
+	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: func(o any) {
+		select {
+		case kept <- o:
+		default:
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = inf.RemoveEventHandler(reg) }()
+	select {
+	case o := <-kept:
+		if _, ok := o.(*cachedResource); !ok {
+			t.Errorf("the cache holds a custom resource as %T", o)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("the cache replayed no custom resource")
+	}
+
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(f.target.Watch.GroupVersionKind())
+	if err := f.mgr.GetClient().Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: name}, got); err != nil {
+		t.Fatal(err)
+	}
+	if g, _, _ := unstructured.NestedString(got.Object, "spec", "greeting"); g != "bonjour" || got.GetLabels()["tier"] != "web" {
+		t.Errorf("read from the cache: greeting %q, labels %v", g, got.GetLabels())
+	}
+	st, err := api.StatusOf(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(st.Conditions, api.ConditionReady); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("read from the cache, the status has no Ready True: %+v", c)
+	}
+}
