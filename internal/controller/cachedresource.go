@@ -19,7 +19,7 @@ import (
 
 // cachedResource is a custom resource as the manager cache keeps it: its
 // metadata decoded (the cache indexes it, the watch's predicates and
-// selector read it), everything else as the JSON the API server sent.
+// selector read it), everything else encoded as JSON.
 //
 // Decoded into maps, a custom resource's spec and status took three times
 // the memory of their JSON (make bench: 9 KiB for a resource of 3.8 KiB,
@@ -36,7 +36,7 @@ type cachedResource struct {
 	metav1.TypeMeta
 	metav1.ObjectMeta
 	// rest is the object without its metadata, as JSON; never changed once
-	// made, so copies share it.
+	// made.
 	rest []byte
 }
 

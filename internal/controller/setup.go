@@ -157,7 +157,7 @@ func Setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine
 	if err != nil {
 		return err
 	}
-	// The cache holds the resources as cachedResource (CacheByObject), or
+	// The cache holds the resources as cachedResource (CacheTransform), or
 	// decoded when not told to: the watch takes either.
 	cr := &unstructured.Unstructured{}
 	cr.SetGroupVersionKind(gvk)

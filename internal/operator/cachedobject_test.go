@@ -8,9 +8,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// TestCachedObjectStripsAndShares: a custom resource as the manager cache
-// keeps it has no managedFields, and two of them share their equal
-// strings (keys, condition reasons).
+// TestCachedObjectStripsAndShares: an object the manager cache keeps, not
+// a watched custom resource (controller.CacheTransform keeps those), has
+// no managedFields, and two of them share their equal strings (keys,
+// condition reasons).
 func TestCachedObjectStripsAndShares(t *testing.T) {
 	decode := func(name string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{}
