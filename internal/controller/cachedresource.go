@@ -113,9 +113,8 @@ func resourceTransform(u *unstructured.Unstructured) any {
 	if r, err := newCachedResource(u); err == nil {
 		return r
 	}
-	u.SetManagedFields(nil)
-	intern.Default.Unstructured(u)
-	return u
+	kept, _ := intern.Kept(u)
+	return kept
 }
 
 // CacheTransform is the manager cache's transform: the custom resources of

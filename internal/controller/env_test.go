@@ -25,6 +25,7 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/intern"
 	"github.com/chartkeeper/chartkeeper/internal/release"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
@@ -165,7 +166,7 @@ func (e *env) newFixture(t *testing.T, o fixtureOptions) *fixture {
 		Logger:                 logr.Discard(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns.Name: {}}, DefaultTransform: CacheTransform(ws, stripManagedFields)},
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns.Name: {}}, DefaultTransform: CacheTransform(ws, intern.Kept)},
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		NewClient:              o.newClient,
 	})

@@ -91,18 +91,12 @@ func reducer(whole []schema.GroupKind) func(o any) (any, error) {
 			return dependentMeta(x), nil
 		case *unstructured.Unstructured:
 			if !slices.Contains(whole, x.GroupVersionKind().GroupKind()) {
-				x = readiness.Reduce(x)
-			} else {
-				x.SetManagedFields(nil)
+				return intern.Kept(readiness.Reduce(x))
 			}
-			intern.Default.Unstructured(x)
-			return x, nil
 		}
-		return stripManagedFields(o)
+		return intern.Kept(o)
 	}
 }
-
-var stripManagedFields = cache.TransformStripManagedFields()
 
 // WatchKind makes every registered controller watch released objects of gvk.
 func (d *Dependents) WatchKind(gvk schema.GroupVersionKind) error {

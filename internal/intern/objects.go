@@ -1,6 +1,7 @@
 package intern
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -71,4 +72,15 @@ func (t *Table) Object(o any) {
 	case metav1.Object:
 		t.Meta(x)
 	}
+}
+
+// Kept is the caches' transform for what they keep whole: o without its
+// managedFields (nothing in the operator reads them; they were a large
+// part of every object), its strings interned in the Default table.
+func Kept(o any) (any, error) {
+	if m, err := meta.Accessor(o); err == nil && m.GetManagedFields() != nil {
+		m.SetManagedFields(nil)
+	}
+	Default.Object(o)
+	return o, nil
 }

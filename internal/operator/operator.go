@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/chartkeeper/chartkeeper/internal/controller"
+	"github.com/chartkeeper/chartkeeper/internal/intern"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
@@ -58,8 +59,8 @@ func New(cfg *rest.Config, ws []watches.Watch, opts ...Option) (*Operator, error
 		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 	}
 	// Custom resources are kept as JSON, decoded when read; anything else
-	// as cachedObject says.
-	mopts.Cache.DefaultTransform = controller.CacheTransform(ws, cachedObject)
+	// without managedFields, its strings interned.
+	mopts.Cache.DefaultTransform = controller.CacheTransform(ws, intern.Kept)
 	if len(o.namespaces) > 0 {
 		mopts.Cache.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range o.namespaces {

@@ -1,4 +1,4 @@
-package operator
+package intern
 
 import (
 	"fmt"
@@ -8,11 +8,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// TestCachedObjectStripsAndShares: an object the manager cache keeps, not
-// a watched custom resource (controller.CacheTransform keeps those), has
-// no managedFields, and two of them share their equal strings (keys,
+// TestKeptStripsAndShares: an object as the caches keep it whole has no
+// managedFields, and two of them share their equal strings (keys,
 // condition reasons).
-func TestCachedObjectStripsAndShares(t *testing.T) {
+func TestKeptStripsAndShares(t *testing.T) {
 	decode := func(name string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{}
 		doc := fmt.Sprintf(`{"apiVersion":"example.com/v1","kind":"Web","metadata":{"name":%q,"namespace":"team-a",
@@ -21,7 +20,7 @@ func TestCachedObjectStripsAndShares(t *testing.T) {
 		if err := u.UnmarshalJSON([]byte(doc)); err != nil {
 			t.Fatal(err)
 		}
-		o, err := cachedObject(u)
+		o, err := Kept(u)
 		if err != nil {
 			t.Fatal(err)
 		}
