@@ -85,25 +85,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		case goes:
 			return
 		case equality.Semantic.DeepEqual(persisted, st):
-			r.statuses.held(obj.GetUID(), st) // a held rewording may be moot now
+			r.statuses.settled(obj.GetUID()) // a held rewording is moot now
 			return
 		}
 		now := r.clock.Now()
 		reworded := !writtenAt.IsZero() && rewordedOnly(persisted, st)
 		if wait := holdBack(reworded, writtenAt, now); wait > 0 && retErr == nil {
-			r.statuses.held(obj.GetUID(), st)
+			r.statuses.hold(obj.GetUID(), st)
 			if result.RequeueAfter == 0 || wait < result.RequeueAfter {
 				result.RequeueAfter = wait
 			}
 			return
 		}
-		if err := r.patchStatus(ctx, before, st); err != nil {
+		rv, err := r.patchStatus(ctx, before, st)
+		if err != nil {
 			if retErr == nil {
 				retErr = err
 			}
 			return
 		}
-		r.statuses.wrote(obj.GetUID(), st, now)
+		r.statuses.wrote(obj.GetUID(), st, now, rv)
 		change := metrics.StatusChanged
 		if reworded {
 			change = metrics.StatusReworded
@@ -134,19 +135,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 }
 
 // patchStatus writes st as the status subresource with a merge patch
-// against the object as it was read.
-func (r *Reconciler) patchStatus(ctx context.Context, before *unstructured.Unstructured, st api.Status) error {
+// against the object as it was read, and returns the resourceVersion the
+// write made ("" if the resource is gone).
+func (r *Reconciler) patchStatus(ctx context.Context, before *unstructured.Unstructured, st api.Status) (string, error) {
 	after := before.DeepCopy()
 	if err := api.SetStatus(after, st); err != nil {
-		return err
+		return "", err
 	}
 	if err := r.client.Status().Patch(ctx, after, client.MergeFrom(before)); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil
+			return "", nil
 		}
-		return fmt.Errorf("patching status: %w", err)
+		return "", fmt.Errorf("patching status: %w", err)
 	}
-	return nil
+	return after.GetResourceVersion(), nil
 }
 
 // patchFinalizer adds or removes chartkeeper's finalizer with an

@@ -153,6 +153,29 @@ func (e *env) testStaleCacheGuard(t *testing.T) {
 	}
 }
 
+// testBookKeepsNoCopyOnceCached: once the cache shows the status written
+// last, the book holds no copy of it (the cache's is the same status), a
+// reconcile over it writes nothing, and a step still starts from it.
+func (e *env) testBookKeepsNoCopyOnceCached(t *testing.T) {
+	const name = "cached"
+	f, cl, r := e.countingFixture(t, name)
+	f.settle(t, r, name)
+	if n := r.statuses.copies(); n == 0 {
+		t.Fatalf("right after the writes the book holds no status; the test needs one")
+	}
+	wrote, _ := api.StatusOf(f.mustGet(t, name))
+	if n := cl.reconcile(t, r, f.request(name)); n != 0 {
+		t.Errorf("reconcile over the copy that holds the last write patched the status %d times, want 0", n)
+	}
+	if n := r.statuses.copies(); n != 0 {
+		t.Errorf("the book holds %d statuses once the cache holds the last write, want 0", n)
+	}
+	persisted, at, current, err := r.statuses.of(f.mustGet(t, name))
+	if err != nil || !sameStatus(persisted, wrote) || !sameStatus(current, wrote) || at.IsZero() {
+		t.Errorf("statuses.of = %s, %s, written at %v (%v); want the status written last, with its time", statusJSON(persisted), statusJSON(current), at, err)
+	}
+}
+
 // sameStatus reports whether two statuses are the same as the API server
 // stores them (times to the second).
 func sameStatus(a, b api.Status) bool { return statusJSON(a) == statusJSON(b) }

@@ -60,9 +60,11 @@ type secretCache struct {
 	writes int
 }
 
-// cachedSecret is a Secret as the storage last wrote or read it.
+// cachedSecret is a Secret as the storage last wrote or read it: its
+// metadata (without managedFields) and type in secret, its data packed.
 type cachedSecret struct {
 	secret *corev1.Secret // nil once deleted here
+	data   packedData
 	labels map[string]string
 	rv     uint64
 	at     time.Time // when it was written, read or deleted here
@@ -125,10 +127,15 @@ func (c *secretCache) remember(s *corev1.Secret) {
 		c.drop(key)
 		return
 	}
-	kept := s.DeepCopy()
+	kept := &corev1.Secret{TypeMeta: s.TypeMeta, Type: s.Type}
+	s.ObjectMeta.DeepCopyInto(&kept.ObjectMeta)
+	if s.Immutable != nil {
+		kept.Immutable = new(bool)
+		*kept.Immutable = *s.Immutable
+	}
 	kept.ManagedFields = nil  // read by nobody here; a third of a small Secret
 	intern.Default.Meta(kept) // its labels are those of every other revision
-	c.put(key, &cachedSecret{secret: kept, labels: kept.Labels, rv: rv, at: c.now()})
+	c.put(key, &cachedSecret{secret: kept, data: pack(s.Data), labels: kept.Labels, rv: rv, at: c.now()})
 	if rel := s.Labels["name"]; rel != "" {
 		delete(c.absent, s.Namespace+"/"+rel)
 	}
@@ -154,13 +161,24 @@ func (c *secretCache) sweep() {
 	}
 }
 
-// resolve returns the Secret ns/name as the API server holds it, given
-// the metadata cache's resourceVersion of it (shown false: the metadata
-// cache has no such Secret). ok is false when only the API server can tell.
+// resolve returns the Secret ns/name as the API server holds it (a copy
+// the caller owns; nil: it is gone), given the metadata cache's
+// resourceVersion of it (shown false: the metadata cache has no such
+// Secret). ok is false when only the API server can tell.
 func (c *secretCache) resolve(ns, name string, cacheRV uint64, shown bool) (s *corev1.Secret, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.secrets[ns+"/"+name]
+	if s, ok = c.lookup(e, cacheRV, shown); s != nil {
+		s = s.DeepCopy()
+		s.Data = e.data.unpack()
+	}
+	return s, ok
+}
+
+// lookup is resolve's choice (with c.mu held): the entry's Secret (nil:
+// gone) and whether it answers.
+func (c *secretCache) lookup(e *cachedSecret, cacheRV uint64, shown bool) (*corev1.Secret, bool) {
 	switch {
 	case e == nil:
 		return nil, false
@@ -200,7 +218,7 @@ func (v *cachedSecrets) Get(ctx context.Context, name string, opts metav1.GetOpt
 		if s == nil {
 			return nil, notFound
 		}
-		return s.DeepCopy(), nil
+		return s, nil
 	}
 	if !shown {
 		// A revision not stored yet (Helm's check before it writes the next
@@ -274,7 +292,7 @@ func (v *cachedSecrets) List(ctx context.Context, opts metav1.ListOptions) (*cor
 			}
 		}
 		if s != nil && sel.Matches(labels.Set(s.Labels)) {
-			out.Items = append(out.Items, *s.DeepCopy())
+			out.Items = append(out.Items, *s)
 		}
 	}
 	return out, nil

@@ -68,7 +68,7 @@ func (c *secretCache) bury(key string) {
 	}
 	// A tombstone's version is the one deleted, so the metadata cache's
 	// copy of that version (or an older one) counts as gone.
-	e.secret, e.at = nil, c.now()
+	e.secret, e.data, e.at = nil, packedData{}, c.now()
 	if e.rv == 0 {
 		e.rv = ^uint64(0) >> 1 // not known: believe the tombstone until forgotten
 	}

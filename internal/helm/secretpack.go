@@ -1,0 +1,68 @@
+package helm
+
+import (
+	"bytes"
+	"encoding/base64"
+)
+
+// packedData is a release Secret's data as the secret cache keeps it.
+// Helm's payload, data["release"], is base64 text of the gzip of the
+// release: the cache keeps the gzip bytes it decodes to, a quarter smaller,
+// and gives the same text back. A value that would not come back the same
+// (not canonical base64) and every other key are kept as they are.
+type packedData struct {
+	release []byte            // data["release"] decoded (nil: not packed)
+	rest    map[string][]byte // the other keys (and release, if not packed)
+}
+
+// releaseKeyName is the data key of Helm's Secret driver.
+const releaseKeyName = "release"
+
+func pack(data map[string][]byte) packedData {
+	var p packedData
+	if text := data[releaseKeyName]; len(text) > 0 {
+		if raw, canonical := decodeCanonical(text); canonical {
+			p.release = raw
+		}
+	}
+	for k, v := range data {
+		if k == releaseKeyName && p.release != nil {
+			continue
+		}
+		if p.rest == nil {
+			p.rest = make(map[string][]byte, len(data))
+		}
+		p.rest[k] = bytes.Clone(v)
+	}
+	return p
+}
+
+// decodeCanonical decodes standard base64 text that encodes back to the
+// same text.
+func decodeCanonical(text []byte) ([]byte, bool) {
+	if bytes.ContainsAny(text, "\r\n") {
+		return nil, false
+	}
+	raw := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+	n, err := base64.StdEncoding.Strict().Decode(raw, text)
+	if err != nil || base64.StdEncoding.EncodedLen(n) != len(text) {
+		return nil, false
+	}
+	return raw[:n:n], true
+}
+
+// unpack returns the data as it was packed (a copy the caller owns).
+func (p packedData) unpack() map[string][]byte {
+	if p.release == nil && p.rest == nil {
+		return nil
+	}
+	out := make(map[string][]byte, len(p.rest)+1)
+	for k, v := range p.rest {
+		out[k] = bytes.Clone(v)
+	}
+	if p.release != nil {
+		out[releaseKeyName] = base64.StdEncoding.AppendEncode(nil, p.release)
+	}
+	return out
+}
+
