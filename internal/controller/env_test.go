@@ -110,6 +110,7 @@ func TestController(t *testing.T) {
 	t.Run("StatusPatchedOnlyWhenChanged", e.testStatusPatches)
 	t.Run("StaleCacheGuard", e.testStaleCacheGuard)
 	t.Run("BookKeepsNoCopyOnceCached", e.testBookKeepsNoCopyOnceCached)
+	t.Run("BookLetsGoOnceCached", e.testBookLetsGoOnceCached)
 	t.Run("SecretToResource", e.testSecretToResource)
 	t.Run("SecretEventReconciles", e.testSecretEventReconciles)
 	t.Run("ValuesSources", e.testValuesSources)

@@ -139,6 +139,12 @@ func (k *kindWatcher) watch(gvk schema.GroupVersionKind) error {
 // valuesFrom, reconciles resources when the objects they take values
 // from change (nil: only the resources' own changes do).
 func Setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine *release.Engine, t release.Target, log logr.Logger) error {
+	_, err := setup(mgr, deps, sources, engine, t, log)
+	return err
+}
+
+// setup is Setup, returning the controller's Reconciler.
+func setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine *release.Engine, t release.Target, log logr.Logger) (*Reconciler, error) {
 	w := t.Watch
 	gvk := w.GroupVersionKind()
 	r := &Reconciler{client: mgr.GetClient(), engine: engine, target: t, log: log.WithValues("kind", gvk.Kind),
@@ -149,7 +155,7 @@ func Setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine
 		SkipNameValidation:      ptrTrue(),
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The cache holds the resources as cachedResource (CacheTransform), or
 	// decoded when not told to: the watch takes either.
@@ -162,7 +168,12 @@ func Setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine
 		predicate.AnnotationChangedPredicate{},
 	)
 	if err := c.Watch(source.Kind[client.Object](mgr.GetCache(), cr, &handler.EnqueueRequestForObject{}, selected, changed)); err != nil {
-		return err
+		return nil, err
+	}
+	// A status write enqueues nothing (changed), but once the cache holds
+	// it the book lets go of its copy.
+	if err := c.Watch(source.Kind[client.Object](mgr.GetCache(), cr, r.statuses.observer(), selected)); err != nil {
+		return nil, err
 	}
 
 	// Release Secrets: an action by someone else (helm CLI) or a deletion
@@ -180,12 +191,12 @@ func Setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine
 		return nil
 	})
 	if err := c.Watch(source.Kind(deps.Cache, secrets, toOwner)); err != nil {
-		return err
+		return nil, err
 	}
 
 	if sources != nil && len(w.ValuesFrom) > 0 {
 		if err := c.Watch(sources.For(gvk.GroupKind())); err != nil {
-			return err
+			return nil, err
 		}
 	}
 
@@ -203,7 +214,7 @@ func Setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine
 		deps.handlers = append(deps.handlers, kw)
 		deps.mu.Unlock()
 	}
-	return nil
+	return r, nil
 }
 
 func ptrTrue() *bool { t := true; return &t }

@@ -3,10 +3,13 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -215,4 +218,38 @@ func statusWritesCounted(t *testing.T, kind, reason, change string) float64 {
 		}
 	}
 	return 0
+}
+
+// testBookLetsGoOnceCached: under the controller, once a resource is
+// Ready and its last status write reached the cache, the book holds no
+// copy of any status, though no reconcile follows a status write; when
+// the resource is gone, the book holds nothing of it.
+func (e *env) testBookLetsGoOnceCached(t *testing.T) {
+	f := e.newFixture(t, fixtureOptions{})
+	r, err := setup(f.mgr, f.deps, nil, f.engine, f.target, logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.start(t)
+	const name = "letgo"
+	f.create(t, f.note(name, nil))
+	testenv.Eventually(t, waitTimeout, func(ctx context.Context) error { return f.ready(ctx, name) })
+	testenv.Eventually(t, waitTimeout, func(context.Context) error {
+		if n := r.statuses.copies(); n != 0 {
+			return fmt.Errorf("the book holds %d statuses of a Ready resource", n)
+		}
+		return nil
+	})
+	if err := e.cl.Delete(context.Background(), f.note(name, nil)); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, waitTimeout, func(ctx context.Context) error {
+		if _, err := f.get(ctx, name); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("%s not gone yet (%v)", name, err)
+		}
+		if n := r.statuses.size(); n != 0 {
+			return fmt.Errorf("the book holds %d entries after the resource is gone", n)
+		}
+		return nil
+	})
 }

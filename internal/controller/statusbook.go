@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"time"
@@ -9,6 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 )
@@ -44,6 +50,9 @@ type bookEntry struct {
 	// rv is the resourceVersion that write returned (0: unknown); the
 	// cache holds the write once it shows this version or a later one.
 	rv uint64
+	// seen is the newest resourceVersion the cache was seen to hold (a
+	// write's watch event can come before the write is recorded here).
+	seen uint64
 	// written is the status as written, until the cache holds it.
 	written *api.Status
 	// held is a status computed but not written (nil: the one persisted).
@@ -61,10 +70,8 @@ func newStatusBook() *statusBook {
 func (b *statusBook) of(obj *unstructured.Unstructured) (persisted api.Status, at time.Time, current api.Status, err error) {
 	var written, held *api.Status
 	b.mu.Lock()
+	b.letGo(obj)
 	if e := b.entries[obj.GetUID()]; e != nil {
-		if e.written != nil && cacheHolds(obj.GetResourceVersion(), e.rv) {
-			e.written = nil
-		}
 		written, held, at = e.written, e.held, e.at
 	}
 	b.mu.Unlock()
@@ -80,13 +87,6 @@ func (b *statusBook) of(obj *unstructured.Unstructured) (persisted api.Status, a
 	return persisted, at, current, err
 }
 
-// cacheHolds reports whether a cached copy at resourceVersion cached
-// holds a write that returned version rv.
-func cacheHolds(cached string, rv uint64) bool {
-	v, err := strconv.ParseUint(cached, 10, 64)
-	return err == nil && rv != 0 && v >= rv
-}
-
 func (b *statusBook) entry(uid types.UID) *bookEntry {
 	e := b.entries[uid]
 	if e == nil {
@@ -96,6 +96,41 @@ func (b *statusBook) entry(uid types.UID) *bookEntry {
 	return e
 }
 
+// shown records that the cache holds obj: a status written here that it
+// holds is let go.
+func (b *statusBook) shown(obj client.Object) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.letGo(obj)
+}
+
+// letGo notes the version the cache holds of obj and drops the written
+// copy of obj's status if the cache holds it (with b.mu held).
+func (b *statusBook) letGo(obj client.Object) {
+	v, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
+	if err != nil {
+		return
+	}
+	e := b.entry(obj.GetUID())
+	e.seen = max(e.seen, v)
+	if e.rv != 0 && e.seen >= e.rv {
+		e.written = nil
+	}
+}
+
+// observer is the handler that tells the book what the cache holds (and
+// what it no longer holds); it enqueues nothing.
+func (b *statusBook) observer() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	return handler.Funcs{
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			b.shown(e.ObjectNew)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			b.forget(e.Object.GetUID())
+		},
+	}
+}
+
 // wrote records a status written at now; the write returned resourceVersion rv.
 func (b *statusBook) wrote(uid types.UID, st api.Status, now time.Time, rv string) {
 	b.mu.Lock()
@@ -103,6 +138,9 @@ func (b *statusBook) wrote(uid types.UID, st api.Status, now time.Time, rv strin
 	e := b.entry(uid)
 	e.written, e.held, e.at = st.DeepCopy(), nil, now
 	e.rv, _ = strconv.ParseUint(rv, 10, 64)
+	if e.rv != 0 && e.seen >= e.rv {
+		e.written = nil // the cache showed it already
+	}
 }
 
 // hold records a status computed but not written yet.
@@ -126,6 +164,13 @@ func (b *statusBook) forget(uid types.UID) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.entries, uid)
+}
+
+// size counts the resources the book holds anything of.
+func (b *statusBook) size() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.entries)
 }
 
 // copies counts the statuses the book holds (written or held).

@@ -1,10 +1,13 @@
 package controller
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 )
@@ -47,5 +50,46 @@ func TestHoldBack(t *testing.T) {
 		if got := holdBack(reworded, c.at, c.now); got != c.want {
 			t.Errorf("%s: holdBack = %s, want %s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestBookLetsGoWhenTheCacheShowsTheWrite: the observer's update events
+// free the written copy once the cache holds that write, in either order
+// (the write's watch event may come before the write is recorded), and
+// its delete events forget the resource.
+func TestBookLetsGoWhenTheCacheShowsTheWrite(t *testing.T) {
+	st := api.Status{ObservedGeneration: 2, Conditions: []metav1.Condition{{Type: api.ConditionReady, Status: metav1.ConditionTrue, Reason: "Succeeded"}}}
+	at := func(rv string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetUID("u1")
+		u.SetResourceVersion(rv)
+		return u
+	}
+	update := func(b *statusBook, rv string) {
+		b.observer().Update(context.Background(), event.UpdateEvent{ObjectOld: at("1"), ObjectNew: at(rv)}, nil)
+	}
+	for _, c := range []struct {
+		name       string
+		run        func(b *statusBook)
+		wantCopies int
+	}{
+		{"written, cache older", func(b *statusBook) { b.wrote("u1", st, time.Now(), "10"); update(b, "9") }, 1},
+		{"written, cache shows it", func(b *statusBook) { b.wrote("u1", st, time.Now(), "10"); update(b, "10") }, 0},
+		{"written, cache shows a later one", func(b *statusBook) { b.wrote("u1", st, time.Now(), "10"); update(b, "12") }, 0},
+		{"cache shows it before the write is recorded", func(b *statusBook) { update(b, "10"); b.wrote("u1", st, time.Now(), "10") }, 0},
+		{"unknown version written", func(b *statusBook) { b.wrote("u1", st, time.Now(), ""); update(b, "10") }, 1},
+		{"held stays until settled", func(b *statusBook) { b.hold("u1", st); update(b, "10") }, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newStatusBook()
+			c.run(b)
+			if got := b.copies(); got != c.wantCopies {
+				t.Errorf("copies = %d, want %d", got, c.wantCopies)
+			}
+			b.observer().Delete(context.Background(), event.DeleteEvent{Object: at("11")}, nil)
+			if got := b.size(); got != 0 {
+				t.Errorf("after the delete event the book holds %d resources, want 0", got)
+			}
+		})
 	}
 }

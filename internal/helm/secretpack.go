@@ -65,4 +65,3 @@ func (p packedData) unpack() map[string][]byte {
 	}
 	return out
 }
-
