@@ -56,6 +56,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	// belongs to another operator (a shard), even while being deleted.
 	if sel := r.target.Watch.LabelSelector; sel != nil && !sel.Matches(labels.Set(obj.GetLabels())) {
 		r.gone(req.NamespacedName)
+		r.statuses.forget(obj.GetUID())
 		return ctrl.Result{}, nil
 	}
 	deleting := obj.GetDeletionTimestamp() != nil
