@@ -405,20 +405,3 @@ func TestMachineUnlocksInterruptedOperations(t *testing.T) {
 	}
 }
 
-func TestMachineDeletion(t *testing.T) {
-	m := newMachine(t, func(p *watches.Policy) { p.UninstallWait = false })
-	m.run(5)
-	now := metav1.NewTime(t0)
-	m.obj.SetDeletionTimestamp(&now)
-	res, err := m.engine.Step(context.Background(), m.target, m.obj, &m.st)
-	if err != nil || res.Ran != ActionUninstall || res.Finished {
-		t.Fatalf("first deletion step: %+v %v", res, err)
-	}
-	res, err = m.engine.Step(context.Background(), m.target, m.obj, &m.st)
-	if err != nil || !res.Finished {
-		t.Fatalf("second deletion step: %+v %v", res, err)
-	}
-	if len(m.history()) != 0 {
-		t.Errorf("release history left: %v", m.history())
-	}
-}

@@ -114,6 +114,9 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 			return res, err
 		}
 		res.Requeue = afterActionRequeue
+		if res.ActionErr == nil && a.kind() == ActionUninstall && (uninstall{}).endsDeletion(s) {
+			res.Finished, res.Requeue = true, 0
+		}
 	} else if !s.dec.BackingOff && (s.dec.State == StateInSync || s.dec.State == StateUnready) {
 		hr, err := s.chain.PostRelease(ctx, s.hookRequest(), s.postRelease())
 		if err != nil {
