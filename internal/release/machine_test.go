@@ -404,4 +404,3 @@ func TestMachineUnlocksInterruptedOperations(t *testing.T) {
 		})
 	}
 }
-
