@@ -127,12 +127,8 @@ func (c *secretCache) remember(s *corev1.Secret) {
 		c.drop(key)
 		return
 	}
-	kept := &corev1.Secret{TypeMeta: s.TypeMeta, Type: s.Type}
-	s.ObjectMeta.DeepCopyInto(&kept.ObjectMeta)
-	if s.Immutable != nil {
-		kept.Immutable = new(bool)
-		*kept.Immutable = *s.Immutable
-	}
+	// Everything but the data, which is packed.
+	kept := (&corev1.Secret{TypeMeta: s.TypeMeta, ObjectMeta: s.ObjectMeta, Immutable: s.Immutable, Type: s.Type}).DeepCopy()
 	kept.ManagedFields = nil  // read by nobody here; a third of a small Secret
 	intern.Default.Meta(kept) // its labels are those of every other revision
 	c.put(key, &cachedSecret{secret: kept, data: pack(s.Data), labels: kept.Labels, rv: rv, at: c.now()})

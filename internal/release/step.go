@@ -114,7 +114,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 			return res, err
 		}
 		res.Requeue = afterActionRequeue
-		if res.ActionErr == nil && a.kind() == ActionUninstall && (uninstall{}).endsDeletion(s) {
+		if ender, ok := a.(deletionEnder); ok && res.ActionErr == nil && ender.endsDeletion(s) {
 			res.Finished, res.Requeue = true, 0
 		}
 	} else if !s.dec.BackingOff && (s.dec.State == StateInSync || s.dec.State == StateUnready) {

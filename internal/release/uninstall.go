@@ -47,6 +47,12 @@ func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error)
 	return nil, err
 }
 
+// deletionEnder is an action that can end the deletion of its resource
+// in the step that ran it.
+type deletionEnder interface {
+	endsDeletion(s *step) bool
+}
+
 // endsDeletion reports whether the uninstall that just succeeded ends the
 // deletion of its resource: Decide, shown that no release is left, says
 // so, and the policy waits for no released objects to go (their count
