@@ -111,6 +111,7 @@ func TestController(t *testing.T) {
 	t.Run("StaleCacheGuard", e.testStaleCacheGuard)
 	t.Run("BookKeepsNoCopyOnceCached", e.testBookKeepsNoCopyOnceCached)
 	t.Run("BookLetsGoOnceCached", e.testBookLetsGoOnceCached)
+	t.Run("EditRightAfterRelease", e.testEditRightAfterRelease)
 	t.Run("SecretToResource", e.testSecretToResource)
 	t.Run("SecretEventReconciles", e.testSecretEventReconciles)
 	t.Run("ValuesSources", e.testValuesSources)

@@ -16,6 +16,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -75,7 +76,7 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 		kc.Factory = sharedValidatorFactory{Factory: kc.Factory, shared: shared}
 		kc.Namespace = ns
 		kc.Log = log
-		return reachedClient{Client: kc, asReleased: gd.AsReleased, fresh: gd.fresh}
+		return reachedClient{Client: kc, asReleased: gd.AsReleased, wrote: gd.Wrote, fresh: gd.fresh}
 	}
 	c.capsFor = c.discoverCapabilities
 	return c, nil
@@ -147,6 +148,14 @@ type Guard struct {
 	// since): an upgrade or rollback patches those from the one manifest
 	// to the other without reading them first (see reachedClient.Update).
 	AsReleased func(ownership.Placement) bool
+	// Wrote, if set, is given each of the release's objects as the API
+	// server answered the action's create or patch of it (its UID,
+	// generation and resourceVersion right after the write): what the
+	// action itself made of it, unlike a later read, which may include
+	// someone else's edit. Objects the action did not write (nothing to
+	// patch), hooks, and objects Helm's own code adopted or replaced are
+	// not given.
+	Wrote func(metav1.Object)
 	// As is the user the action's requests to the cluster impersonate
 	// (a ServiceAccount's "system:serviceaccount:<ns>:<name>"): they can
 	// do only what that user may. The release storage stays the

@@ -196,13 +196,17 @@ func (c reachedClient) create(resources kube.ResourceList) (*kube.Result, error)
 	if len(refusals) > 0 {
 		return &kube.Result{}, c.fresh.refuse(errors.Join(append(refusals, undo(created)...)...))
 	}
+	c.written(created...)
 	if err != nil || len(adopt) == 0 {
 		return &kube.Result{Created: created}, err
 	}
-	// Helm's adoption: its update of each, from the manifest to itself.
+	// Helm's adoption: its update of each, from the manifest to itself
+	// (the updated ones are not told as written: Helm's answer for an
+	// empty patch is a read, which may hold someone else's edit).
 	res, err := c.Client.Update(adopt, adopt, false)
 	out := &kube.Result{Created: created}
 	if res != nil {
+		c.written(res.Created...)
 		out.Created = append(out.Created, res.Created...)
 		out.Updated = res.Updated
 	}

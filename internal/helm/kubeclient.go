@@ -9,6 +9,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/kube"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/kubectl/pkg/validation"
 
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
@@ -94,11 +97,26 @@ type reachedClient struct {
 	*kube.Client
 	// asReleased: see Guard.AsReleased (nil: every object is read).
 	asReleased func(ownership.Placement) bool
+	// wrote: see Guard.Wrote (nil: not told).
+	wrote func(metav1.Object)
 	// fresh: an install that creates before it reads (nil: not an install).
 	fresh *createFirst
 }
 
 func (reachedClient) IsReachable() error { return nil }
+
+// written tells Guard.Wrote of objects as a write of this action answered
+// them (an info Helm's code refreshed from the answer has its UID).
+func (c reachedClient) written(infos ...*resource.Info) {
+	if c.wrote == nil {
+		return
+	}
+	for _, info := range infos {
+		if o, err := meta.Accessor(info.Object); err == nil && o.GetUID() != "" {
+			c.wrote(o)
+		}
+	}
+}
 
 // Build is Helm's; an install's first manifest is its release's objects
 // (see createFirst).

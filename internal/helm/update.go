@@ -47,7 +47,11 @@ func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*
 	}
 	original = withoutCRDs(original)
 	if force {
-		return c.Client.Update(original, target, force)
+		res, err := c.Client.Update(original, target, force)
+		if res != nil {
+			c.written(res.Created...)
+		}
+		return res, err
 	}
 	res := &kube.Result{}
 	var failed []string
@@ -61,6 +65,7 @@ func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*
 			// New in this revision: Helm creates it (or adopts a live one).
 			sub, err := c.Client.Update(nil, kube.ResourceList{info}, false)
 			if sub != nil {
+				c.written(sub.Created...)
 				res.Created = append(res.Created, sub.Created...)
 				res.Updated = append(res.Updated, sub.Updated...)
 			}
@@ -73,21 +78,23 @@ func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*
 		}
 		if apierrors.IsNotFound(current.err) {
 			res.Created = append(res.Created, info)
-			return createObject(helper, info)
+			return c.createObject(helper, info)
 		}
 		if current.err != nil {
 			return fmt.Errorf("could not get information about the resource: %w", current.err)
 		}
 		res.Updated = append(res.Updated, info)
-		err = patchObject(helper, info, prev.Object, current.obj, read)
+		sent, err := patchObject(helper, info, prev.Object, current.obj, read)
 		if !read && apierrors.IsNotFound(err) {
 			res.Updated = res.Updated[:len(res.Updated)-1]
 			res.Created = append(res.Created, info)
-			return createObject(helper, info)
+			return c.createObject(helper, info)
 		}
 		if err != nil {
 			c.Log("error updating the resource %q:\n\t %v", info.Name, err)
 			failed = append(failed, err.Error())
+		} else if sent {
+			c.written(info)
 		}
 		return nil
 	})
@@ -149,12 +156,16 @@ func (c reachedClient) known(info *resource.Info) bool {
 	return c.asReleased != nil && c.asReleased(placementOf(info))
 }
 
-func createObject(helper *resource.Helper, info *resource.Info) error {
+func (c reachedClient) createObject(helper *resource.Helper, info *resource.Info) error {
 	obj, err := helper.Create(info.Namespace, true, info.Object)
 	if err != nil {
 		return fmt.Errorf("failed to create resource: %w", err)
 	}
-	return info.Refresh(obj, true)
+	if err := info.Refresh(obj, true); err != nil {
+		return err
+	}
+	c.written(info)
+	return nil
 }
 
 // liveObject is an object as read before it is patched.
@@ -192,27 +203,27 @@ func readLive(infos kube.ResourceList) map[*resource.Info]liveObject {
 // manifest to the new one, as Helm does; nothing is sent for an empty
 // patch, and info is refreshed from what the server holds (when the live
 // object was read, or a patch sent). A patch refused as invalid is
-// repaired once (repairPatch).
-func patchObject(helper *resource.Helper, info *resource.Info, prev, live runtime.Object, read bool) error {
+// repaired once (repairPatch). sent: info holds the answer to a patch.
+func patchObject(helper *resource.Helper, info *resource.Info, prev, live runtime.Object, read bool) (sent bool, err error) {
 	patch, patchType, err := helmPatch(info, prev, live)
 	if err != nil {
-		return fmt.Errorf("failed to create patch: %w", err)
+		return false, fmt.Errorf("failed to create patch: %w", err)
 	}
 	if patch == nil || string(patch) == "{}" {
 		if !read {
-			return nil // nothing to send, and nothing read to refresh from
+			return false, nil // nothing to send, and nothing read to refresh from
 		}
-		return info.Refresh(live, true)
+		return false, info.Refresh(live, true)
 	}
 	obj, err := helper.Patch(info.Namespace, info.Name, patchType, patch, nil)
 	if err != nil {
 		repaired, ok := repairPatch(helper, info, prev, live, read, err)
 		if !ok {
-			return fmt.Errorf("cannot patch %q with kind %s: %w", info.Name, info.Mapping.GroupVersionKind.Kind, err)
+			return false, fmt.Errorf("cannot patch %q with kind %s: %w", info.Name, info.Mapping.GroupVersionKind.Kind, err)
 		}
 		obj = repaired
 	}
-	return info.Refresh(obj, true)
+	return true, info.Refresh(obj, true)
 }
 
 // helmPatch is the patch Helm's kube client computes for an update

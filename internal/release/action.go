@@ -251,7 +251,7 @@ func (s *step) heldBack(a action, reason api.Reason, err error) string {
 func (s *step) releasedDesired(a action, out outcome, reason api.Reason) {
 	st := s.st
 	s.recordRevision(a, out)
-	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
+	s.e.drift.tookWrites(releaseKey(s.d.ref), s.writes)
 	st.TerminalError, st.TerminalDigest, st.TerminalReason = "", "", ""
 	s.untested()
 	done := fmt.Sprintf("%s of revision %d succeeded", a.kind(), out.after)
@@ -323,8 +323,11 @@ func (s *step) request(ctx context.Context) (helm.Request, error) {
 // guard is what Helm is given to keep an action in scope and its logs free
 // of secret values.
 func (s *step) guard(ctx context.Context, admit helm.Admit) helm.Guard {
+	if s.writes == nil {
+		s.writes = &writes{}
+	}
 	return helm.Guard{Admit: admit, Redact: s.d.redact.Redact,
-		Timeout: s.t.Watch.Policy.Timeout, AsReleased: s.e.asReleased(ctx, releaseKey(s.d.ref)), As: s.user()}
+		Timeout: s.t.Watch.Policy.Timeout, AsReleased: s.e.asReleased(ctx, releaseKey(s.d.ref)), Wrote: s.writes.wrote, As: s.user()}
 }
 
 // relocate is the post-render edit of a watch's images setting (nil: none).

@@ -70,8 +70,7 @@ func (e *Engine) correct(ctx context.Context, key string, drift []Drift) error {
 		if err != nil {
 			return fmt.Errorf("restoring %s: %w", d.Object, explain(err, user))
 		}
-		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Generation: u.GetGeneration(), ResourceVersion: u.GetResourceVersion()}}
-		e.drift.baseline.set(key, u.GetUID(), driftBaseline{marker: marker(m)})
+		e.drift.baseline.set(key, u.GetUID(), driftBaseline{marker: markOf(u)})
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
@@ -41,61 +42,91 @@ func (d Drift) String() string {
 }
 
 // driftTracker detects hand edits cheaply. For every released object it
-// remembers a baseline: a marker (its generation, or its resourceVersion
-// for kinds without one) and the fields found differing at that marker.
-// Only an object whose marker moved, or that has no baseline yet (the
-// first look after a start), is checked, by a server-side-apply dry run of
-// the released object: the fields that applying it would change, less the
-// ignored ones, are its drift. After one of our own actions the baselines
-// are taken as they are, without a check.
+// remembers a baseline: a mark (its generation, or its resourceVersion for
+// kinds without one) and the fields found differing at that mark. Only an
+// object whose mark moved on, or that has no baseline yet (the first look
+// after a start), is checked, by a server-side-apply dry run of the
+// released object: the fields that applying it would change, less the
+// ignored ones, are its drift. After one of our own actions succeeds, the
+// objects it wrote get baselines from the answers to its writes (tookWrites),
+// not from a later read: an edit made between the action and the next look
+// moves the mark past the write's, and is checked.
 type driftTracker struct {
 	baseline *objectMemo[driftBaseline]
-	mu       sync.Mutex
-	fresh    map[string]int // release key -> revision whose baselines are retaken
 }
 
 type driftBaseline struct {
-	marker string
+	marker mark
 	diffs  []fieldDiff
 }
 
 func newDriftTracker() *driftTracker {
-	return &driftTracker{baseline: newObjectMemo[driftBaseline](), fresh: map[string]int{}}
+	return &driftTracker{baseline: newObjectMemo[driftBaseline]()}
 }
 
-// markFresh says our own action just made revision version of the release.
-func (d *driftTracker) markFresh(key string, version int) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.fresh[key] = version
+// mark is where an object stands: its generation, which moves on with
+// each change of its spec, or, for kinds without one, its resourceVersion.
+type mark struct {
+	generation int64
+	version    string
 }
 
-func (d *driftTracker) takeFresh(key string, version int) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	v, ok := d.fresh[key]
-	if ok && v == version {
-		delete(d.fresh, key)
+func markOf(o metav1.Object) mark {
+	if g := o.GetGeneration(); g > 0 {
+		return mark{generation: g}
 	}
-	return ok && v == version
+	return mark{version: o.GetResourceVersion()}
 }
 
-func marker(m *metav1.PartialObjectMetadata) string {
-	if g := m.GetGeneration(); g > 0 {
-		return "g" + strconv.FormatInt(g, 10)
+// before reports whether m is known to come before n: a cache that has not
+// yet caught up with the write n was taken from. Generations are compared
+// as numbers, resourceVersions too when both are (etcd's are).
+func (m mark) before(n mark) bool {
+	if m.generation > 0 || n.generation > 0 {
+		return m.generation > 0 && n.generation > 0 && m.generation < n.generation
 	}
-	return "rv" + m.GetResourceVersion()
+	a, err1 := strconv.ParseUint(m.version, 10, 64)
+	b, err2 := strconv.ParseUint(n.version, 10, 64)
+	return err1 == nil && err2 == nil && a < b
+}
+
+// writes collects the released objects as the answers to an action's
+// writes left them (helm.Guard.Wrote); they become baselines only when the
+// action succeeds.
+type writes struct {
+	mu    sync.Mutex
+	marks map[types.UID]mark
+}
+
+func (w *writes) wrote(o metav1.Object) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.marks == nil {
+		w.marks = map[types.UID]mark{}
+	}
+	w.marks[o.GetUID()] = markOf(o)
+}
+
+// tookWrites makes the objects an action of the release wrote baselines
+// with nothing drifted: as the write answered, each is as the release
+// rendered it. Objects the action did not write keep their baselines.
+func (d *driftTracker) tookWrites(key string, w *writes) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for uid, m := range w.marks {
+		d.baseline.set(key, uid, driftBaseline{marker: m})
+	}
 }
 
 // edited returns the fields of a released object changed by someone else,
-// the ignored ones left out.
-func (d *driftTracker) edited(ctx context.Context, e *Engine, key string, ob object, m *metav1.PartialObjectMetadata, fresh bool, ignore []watches.DriftIgnore) ([]fieldDiff, error) {
-	now := marker(m)
-	if fresh {
-		d.baseline.set(key, m.GetUID(), driftBaseline{marker: now})
-		return nil, nil
-	}
-	if base, known := d.baseline.get(key, m.GetUID()); known && base.marker == now {
+// the ignored ones left out. A cache behind the baseline's write (its mark
+// before the baseline's) gives the baseline's answer.
+func (d *driftTracker) edited(ctx context.Context, e *Engine, key string, ob object, m *metav1.PartialObjectMetadata, ignore []watches.DriftIgnore) ([]fieldDiff, error) {
+	now := markOf(m)
+	if base, known := d.baseline.get(key, m.GetUID()); known && (base.marker == now || now.before(base.marker)) {
 		return base.diffs, nil
 	}
 	diffs, err := e.driftOf(ctx, ob)
@@ -109,10 +140,11 @@ func (d *driftTracker) edited(ctx context.Context, e *Engine, key string, ob obj
 
 // asReleased reports, for objects of the release's current revision,
 // whether each is known to be as that revision released it: its drift
-// baseline was taken at its current marker and found nothing (ignored
-// fields aside). Helm's update patches such an object from one manifest to
-// the next without reading it first (helm.Guard.AsReleased). With drift
-// detection disabled no baseline is taken, and every object is read.
+// baseline was taken at its current mark and found nothing (ignored
+// fields aside), or it is as the last action's write answered. Helm's
+// update patches such an object from one manifest to the next without
+// reading it first (helm.Guard.AsReleased). With drift detection disabled
+// only the baselines of writes are taken.
 func (e *Engine) asReleased(ctx context.Context, key string) func(ownership.Placement) bool {
 	return func(p ownership.Placement) bool {
 		m := &metav1.PartialObjectMetadata{}
@@ -121,7 +153,7 @@ func (e *Engine) asReleased(ctx context.Context, key string) func(ownership.Plac
 			return false
 		}
 		base, known := e.drift.baseline.get(key, m.GetUID())
-		return known && base.marker == marker(m) && len(base.diffs) == 0
+		return known && base.marker == markOf(m) && len(base.diffs) == 0
 	}
 }
 

@@ -8,7 +8,11 @@ import (
 	"testing"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/releaseutil"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
@@ -34,21 +38,56 @@ func (f *faultyHelm) Install(ctx context.Context, r helm.Request) (*helmrelease.
 	if err := f.fail["Install"]; err != nil {
 		return nil, err
 	}
-	return f.Helm.Install(ctx, r)
+	rel, err := f.Helm.Install(ctx, r)
+	if err == nil {
+		wroteReleased(r.Guard, rel)
+	}
+	return rel, err
 }
 
 func (f *faultyHelm) Upgrade(ctx context.Context, r helm.Request) (*helmrelease.Release, error) {
 	if err := f.fail["Upgrade"]; err != nil {
 		return nil, err
 	}
-	return f.Helm.Upgrade(ctx, r)
+	rel, err := f.Helm.Upgrade(ctx, r)
+	if err == nil {
+		wroteReleased(r.Guard, rel)
+	}
+	return rel, err
 }
 
 func (f *faultyHelm) Rollback(ctx context.Context, name, ns string, to, maxHistory int, g helm.Guard) error {
 	if err := f.fail["Rollback"]; err != nil {
 		return err
 	}
-	return f.Helm.Rollback(ctx, name, ns, to, maxHistory, g)
+	if err := f.Helm.Rollback(ctx, name, ns, to, maxHistory, g); err != nil {
+		return err
+	}
+	hist, err := f.Helm.(interface {
+		History(ctx context.Context, name, ns string) ([]*helmrelease.Release, error)
+	}).History(ctx, name, ns)
+	if err == nil && len(hist) > 0 {
+		wroteReleased(g, hist[len(hist)-1])
+	}
+	return err
+}
+
+// wroteReleased tells g, as the real client's writes do, of each object of
+// the release's manifest as storageClient serves it (UID "uid-<name>",
+// resourceVersion "1").
+func wroteReleased(g helm.Guard, rel *helmrelease.Release) {
+	if g.Wrote == nil || rel == nil {
+		return
+	}
+	for _, doc := range releaseutil.SplitManifests(rel.Manifest) {
+		var m metav1.PartialObjectMetadata
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil || m.Name == "" {
+			continue
+		}
+		m.SetUID(types.UID("uid-" + m.Name))
+		m.SetResourceVersion("1")
+		g.Wrote(&m)
+	}
 }
 
 func (f *faultyHelm) Uninstall(ctx context.Context, name, ns, description string, g helm.Guard) error {

@@ -234,7 +234,6 @@ func (e *Engine) objects(ctx context.Context, ref watches.ReleaseRef, version in
 func (e *Engine) observeObjects(ctx context.Context, key string, version int, objs []object, p *watches.Policy, o *Observation) error {
 	res := readiness.Result{Ready: true}
 	o.Objects = make([]observedObject, 0, len(objs))
-	fresh := e.drift.takeFresh(key, version)
 	checkDrift := o.DriftMode != watches.DriftDisabled
 	for _, ob := range objs {
 		if err := e.watchKind(ob.GVK); err != nil {
@@ -253,7 +252,7 @@ func (e *Engine) observeObjects(ctx context.Context, key string, version int, ob
 			continue
 		}
 		if checkDrift {
-			fields, err := e.drift.edited(ctx, e, key, ob, m, fresh, p.DriftIgnore)
+			fields, err := e.drift.edited(ctx, e, key, ob, m, p.DriftIgnore)
 			if err != nil {
 				return err
 			}

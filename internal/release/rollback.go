@@ -30,7 +30,7 @@ func (r rollback) run(ctx context.Context, s *step) (*helmrelease.Release, error
 // desired values are not released), Remediated True RollbackSucceeded.
 func (r rollback) succeeded(s *step, out outcome) {
 	r.record(s, out)
-	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
+	s.e.drift.tookWrites(releaseKey(s.d.ref), s.writes)
 	done := fmt.Sprintf("rolled back to revision %d (now revision %d): %s", r.to, out.after, s.dec.Message)
 	s.eventf(false, api.ReasonRollbackSucceeded, "%s", done)
 	s.attempted(r, out, api.AttemptSucceeded, api.ReasonRollbackSucceeded, done)

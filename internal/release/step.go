@@ -30,6 +30,9 @@ type step struct {
 	steer steering
 	// from is what the resource takes from its watch's valuesFrom.
 	from fromSources
+	// writes: the released objects as the action's writes answered (see
+	// guard).
+	writes *writes
 }
 
 // hookRequest is what the step's hooks get.

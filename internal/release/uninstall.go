@@ -76,7 +76,6 @@ func (uninstall) endsDeletion(s *step) bool {
 func (u uninstall) succeeded(s *step, out outcome) {
 	s.recordRevision(u, out)
 	s.st.Inventory = nil
-	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
 	done := "uninstalled: " + s.dec.Message
 	s.eventf(false, api.ReasonUninstallSucceeded, "%s", done)
 	s.attempted(u, out, api.AttemptSucceeded, api.ReasonUninstallSucceeded, done)

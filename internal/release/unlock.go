@@ -29,7 +29,6 @@ func (unlock) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
 // the decision's reason (Pending).
 func (u unlock) succeeded(s *step, out outcome) {
 	s.st.Release = s.releaseStatus(u, out)
-	s.e.drift.markFresh(releaseKey(s.d.ref), out.after)
 	done := s.dec.Message + "; marked failed so it can be remediated"
 	s.eventf(true, api.ReasonUnlocked, "%s", done)
 	s.attempted(u, out, api.AttemptSucceeded, api.ReasonUnlocked, done)
