@@ -242,7 +242,7 @@ func (s *step) heldBack(a action, reason api.Reason, err error) string {
 }
 
 // releasedDesired records an install or upgrade that succeeded: the new
-// revision in status.release, fresh drift baselines, the terminal error
+// revision in status.release, drift baselines from its writes (tookWrites), the terminal error
 // cleared, the tests of an earlier revision forgotten, an Event and an
 // attempt in status.history, Released True with reason, and Remediated dropped. The failure count
 // stays until the revision is found in sync (ready, and tested when the
