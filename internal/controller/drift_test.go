@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/chartkeeper/chartkeeper/test/testenv"
@@ -56,5 +57,61 @@ func (e *env) testEditRightAfterRelease(t *testing.T) {
 	}
 	if got.Data["greeting"] != want {
 		t.Errorf("after the resource settled the ConfigMap says %q, want the released %q: an edit right after the install was taken for the release", got.Data["greeting"], want)
+	}
+}
+
+// childChartFiles is a chart that releases a custom resource (a Note, the
+// test kind, that no controller here reconciles), as charts of operators'
+// resources do: Helm's upgrade merge-patches such objects from the one
+// manifest to the other, leaving fields neither changes as they are.
+var childChartFiles = map[string]string{
+	"Chart.yaml":  "apiVersion: v2\nname: child\nversion: 1.0.0\n",
+	"values.yaml": "greeting: hello\ntone: warm\n",
+	"templates/note.yaml": `apiVersion: test.chartkeeper.dev/v1
+kind: Note
+metadata:
+  name: {{ .Release.Name }}-child
+spec:
+  greeting: {{ .Values.greeting | quote }}
+  tone: {{ .Values.tone | quote }}
+`,
+}
+
+// testEditKeptByAnUpgradeIsDrift: a released custom resource edited by
+// hand in a field the chart sets, then an upgrade that changes another
+// field: the upgrade's merge patch keeps the edit, so it is still drift
+// after it, and is put back.
+func (e *env) testEditKeptByAnUpgradeIsDrift(t *testing.T) {
+	const name = "parent"
+	f := e.newFixture(t, fixtureOptions{chart: "childchart"})
+	f.start(t)
+	r := f.reconciler(e.cl)
+	f.create(t, f.note(name, nil))
+	f.settle(t, r, name)
+	ctx := context.Background()
+	child := func() *unstructured.Unstructured {
+		t.Helper()
+		u, err := f.get(ctx, name+"-child")
+		if err != nil {
+			t.Fatalf("the release's Note: %v", err)
+		}
+		return u
+	}
+	c := child()
+	if err := unstructured.SetNestedField(c.Object, "cold", "spec", "tone"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.cl.Update(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	parent := f.mustGet(t, name)
+	parent.Object["spec"] = map[string]any{"greeting": "changed"}
+	if err := e.cl.Update(ctx, parent); err != nil {
+		t.Fatal(err)
+	}
+	f.settle(t, r, name)
+	spec, _, _ := unstructured.NestedStringMap(child().Object, "spec")
+	if spec["greeting"] != "changed" || spec["tone"] != "warm" {
+		t.Errorf("after the upgrade settled the child's spec is %v, want greeting changed and the released tone warm", spec)
 	}
 }

@@ -99,6 +99,9 @@ func TestController(t *testing.T) {
 	for name, content := range chartFiles {
 		writeFiles(t, dir, map[string]string{filepath.Join("chart", name): content})
 	}
+	for name, content := range childChartFiles {
+		writeFiles(t, dir, map[string]string{filepath.Join("childchart", name): content})
+	}
 	cfg := testenv.APIServer(t, filepath.Join(dir, "crds"))
 	cl, err := client.New(cfg, client.Options{})
 	if err != nil {
@@ -112,6 +115,7 @@ func TestController(t *testing.T) {
 	t.Run("BookKeepsNoCopyOnceCached", e.testBookKeepsNoCopyOnceCached)
 	t.Run("BookLetsGoOnceCached", e.testBookLetsGoOnceCached)
 	t.Run("EditRightAfterRelease", e.testEditRightAfterRelease)
+	t.Run("EditKeptByAnUpgradeIsDrift", e.testEditKeptByAnUpgradeIsDrift)
 	t.Run("SecretToResource", e.testSecretToResource)
 	t.Run("SecretEventReconciles", e.testSecretEventReconciles)
 	t.Run("ValuesSources", e.testValuesSources)
@@ -150,6 +154,8 @@ type fixtureOptions struct {
 	watch string
 	// newClient replaces the manager's client constructor.
 	newClient client.NewClientFunc
+	// chart is the chart's directory under env.dir ("": "chart").
+	chart string
 }
 
 // newFixture builds a manager, the dependents cache and a release engine as
@@ -160,7 +166,11 @@ func (e *env) newFixture(t *testing.T, o fixtureOptions) *fixture {
 	if err := e.cl.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
-	entry := fmt.Sprintf("- group: %s\n  version: %s\n  kind: %s\n  chart: chart\n%s", group, version, kind, o.watch)
+	chart := o.chart
+	if chart == "" {
+		chart = "chart"
+	}
+	entry := fmt.Sprintf("- group: %s\n  version: %s\n  kind: %s\n  chart: %s\n%s", group, version, kind, chart, o.watch)
 	ws, err := watches.Parse([]byte(entry), e.dir)
 	if err != nil {
 		t.Fatal(err)

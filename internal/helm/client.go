@@ -148,13 +148,15 @@ type Guard struct {
 	// since): an upgrade or rollback patches those from the one manifest
 	// to the other without reading them first (see reachedClient.Update).
 	AsReleased func(ownership.Placement) bool
-	// Wrote, if set, is given each of the release's objects as the API
-	// server answered the action's create or patch of it (its UID,
-	// generation and resourceVersion right after the write): what the
+	// Wrote, if set, is given each of the release's objects the action
+	// left as its manifest says, as the API server answered that write
+	// (its UID, generation and resourceVersion right after it): what the
 	// action itself made of it, unlike a later read, which may include
-	// someone else's edit. Objects the action did not write (nothing to
-	// patch), hooks, and objects Helm's own code adopted or replaced are
-	// not given.
+	// someone else's edit. Given: objects created, and objects patched by
+	// a three-way merge with what was read, or without a read when known
+	// as released (see patchObject). Not given: objects not written
+	// (nothing to patch), custom resources merge-patched over a read,
+	// hooks, and objects Helm's own code adopted or replaced.
 	Wrote func(metav1.Object)
 	// As is the user the action's requests to the cluster impersonate
 	// (a ServiceAccount's "system:serviceaccount:<ns>:<name>"): they can

@@ -84,7 +84,7 @@ func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*
 			return fmt.Errorf("could not get information about the resource: %w", current.err)
 		}
 		res.Updated = append(res.Updated, info)
-		sent, err := patchObject(helper, info, prev.Object, current.obj, read)
+		exact, err := patchObject(helper, info, prev.Object, current.obj, read)
 		if !read && apierrors.IsNotFound(err) {
 			res.Updated = res.Updated[:len(res.Updated)-1]
 			res.Created = append(res.Created, info)
@@ -93,7 +93,7 @@ func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*
 		if err != nil {
 			c.Log("error updating the resource %q:\n\t %v", info.Name, err)
 			failed = append(failed, err.Error())
-		} else if sent {
+		} else if exact {
 			c.written(info)
 		}
 		return nil
@@ -203,8 +203,15 @@ func readLive(infos kube.ResourceList) map[*resource.Info]liveObject {
 // manifest to the new one, as Helm does; nothing is sent for an empty
 // patch, and info is refreshed from what the server holds (when the live
 // object was read, or a patch sent). A patch refused as invalid is
-// repaired once (repairPatch). sent: info holds the answer to a patch.
-func patchObject(helper *resource.Helper, info *resource.Info, prev, live runtime.Object, read bool) (sent bool, err error) {
+// repaired once (repairPatch).
+//
+// exact: info holds the answer to a patch that left the object as info's
+// manifest in every field the manifest sets: a three-way merge with the
+// object read, or, not read, the two-way patch between manifests of an
+// object known to be as the previous one. A JSON merge patch of the two
+// manifests over an object read (custom resources) keeps a field someone
+// else changed that neither manifest changes: not exact.
+func patchObject(helper *resource.Helper, info *resource.Info, prev, live runtime.Object, read bool) (exact bool, err error) {
 	patch, patchType, err := helmPatch(info, prev, live)
 	if err != nil {
 		return false, fmt.Errorf("failed to create patch: %w", err)
@@ -221,9 +228,9 @@ func patchObject(helper *resource.Helper, info *resource.Info, prev, live runtim
 		if !ok {
 			return false, fmt.Errorf("cannot patch %q with kind %s: %w", info.Name, info.Mapping.GroupVersionKind.Kind, err)
 		}
-		obj = repaired
+		obj, patchType = repaired, types.StrategicMergePatchType // repairPatch's is a three-way merge
 	}
-	return true, info.Refresh(obj, true)
+	return !read || patchType == types.StrategicMergePatchType, info.Refresh(obj, true)
 }
 
 // helmPatch is the patch Helm's kube client computes for an update

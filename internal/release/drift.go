@@ -110,6 +110,12 @@ func (w *writes) wrote(o metav1.Object) {
 // tookWrites makes the objects an action of the release wrote baselines
 // with nothing drifted: as the write answered, each is as the release
 // rendered it. Objects the action did not write keep their baselines.
+//
+// One write moves a generation on by one at most. An answer more than one
+// past the baseline the action started from says someone else changed the
+// object's spec too, unseen (Helm's update patches an object known as
+// released without reading it, and the cache may not have shown the edit
+// yet): that object gets no baseline, and the next look checks it.
 func (d *driftTracker) tookWrites(key string, w *writes) {
 	if w == nil {
 		return
@@ -117,6 +123,10 @@ func (d *driftTracker) tookWrites(key string, w *writes) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for uid, m := range w.marks {
+		if base, known := d.baseline.get(key, uid); known && base.marker.generation > 0 && m.generation > base.marker.generation+1 {
+			d.baseline.drop(key, uid)
+			continue
+		}
 		d.baseline.set(key, uid, driftBaseline{marker: m})
 	}
 }

@@ -34,3 +34,42 @@ func TestMarkBefore(t *testing.T) {
 		})
 	}
 }
+
+// The answers to an action's writes become baselines with nothing drifted,
+// except an answer whose generation is more than one past the baseline the
+// action started from (someone else's write came in between, unseen): no
+// baseline, so the next look checks the object.
+func TestTookWrites(t *testing.T) {
+	tests := []struct {
+		name   string
+		before *mark // nil: no baseline
+		answer metav1.ObjectMeta
+		want   *mark // nil: no baseline after
+	}{
+		{"created", nil, metav1.ObjectMeta{UID: "u", Generation: 1}, &mark{generation: 1}},
+		{"patched", &mark{generation: 3}, metav1.ObjectMeta{UID: "u", Generation: 4}, &mark{generation: 4}},
+		{"metadata patched", &mark{generation: 3}, metav1.ObjectMeta{UID: "u", Generation: 3}, &mark{generation: 3}},
+		{"someone else's edit in between", &mark{generation: 3}, metav1.ObjectMeta{UID: "u", Generation: 5}, nil},
+		{"a kind without generation", &mark{version: "10"}, metav1.ObjectMeta{UID: "u", ResourceVersion: "42"}, &mark{version: "42"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDriftTracker()
+			if tt.before != nil {
+				d.baseline.set("rel", "u", driftBaseline{marker: *tt.before, diffs: []fieldDiff{{}}})
+			}
+			w := &writes{}
+			w.wrote(&tt.answer)
+			d.tookWrites("rel", w)
+			got, known := d.baseline.get("rel", "u")
+			switch {
+			case tt.want == nil && known:
+				t.Errorf("baseline %+v, want none", got)
+			case tt.want != nil && !known:
+				t.Errorf("no baseline, want %+v", *tt.want)
+			case tt.want != nil && (got.marker != *tt.want || len(got.diffs) != 0):
+				t.Errorf("baseline %+v, want %+v with nothing drifted", got, *tt.want)
+			}
+		})
+	}
+}

@@ -32,6 +32,12 @@ func (t *memo[K, V]) set(release string, k K, v V) {
 	t.m[release][k] = v
 }
 
+func (t *memo[K, V]) drop(release string, k K) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.m[release], k)
+}
+
 // setOnly remembers v as the release's one entry (the latest revision's).
 func (t *memo[K, V]) setOnly(release string, k K, v V) {
 	t.mu.Lock()
