@@ -82,7 +82,21 @@ spec:
 // field: the upgrade's merge patch keeps the edit, so it is still drift
 // after it, and is put back.
 func (e *env) testEditKeptByAnUpgradeIsDrift(t *testing.T) {
-	const name = "parent"
+	e.editThenUpgrade(t, "parent", false)
+}
+
+// testEditKeptByAnUpgradeAfterARestart: the same, with the operator
+// restarted between the edit and the upgrade: the engine that upgrades
+// has no baseline of the child to go by, and the upgrade's write must not
+// become one.
+func (e *env) testEditKeptByAnUpgradeAfterARestart(t *testing.T) {
+	e.editThenUpgrade(t, "restarted", true)
+}
+
+// editThenUpgrade releases a child custom resource, edits a field of it
+// the chart sets, (restarts the engine,) upgrades with another field
+// changed, and expects the edit put back.
+func (e *env) editThenUpgrade(t *testing.T, name string, restart bool) {
 	f := e.newFixture(t, fixtureOptions{chart: "childchart"})
 	f.start(t)
 	r := f.reconciler(e.cl)
@@ -103,6 +117,10 @@ func (e *env) testEditKeptByAnUpgradeIsDrift(t *testing.T) {
 	}
 	if err := e.cl.Update(ctx, c); err != nil {
 		t.Fatal(err)
+	}
+	if restart {
+		f.engine = f.newEngine(t)
+		r = f.reconciler(e.cl)
 	}
 	parent := f.mustGet(t, name)
 	parent.Object["spec"] = map[string]any{"greeting": "changed"}

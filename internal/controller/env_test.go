@@ -116,6 +116,7 @@ func TestController(t *testing.T) {
 	t.Run("BookLetsGoOnceCached", e.testBookLetsGoOnceCached)
 	t.Run("EditRightAfterRelease", e.testEditRightAfterRelease)
 	t.Run("EditKeptByAnUpgradeIsDrift", e.testEditKeptByAnUpgradeIsDrift)
+	t.Run("EditKeptByAnUpgradeAfterARestart", e.testEditKeptByAnUpgradeAfterARestart)
 	t.Run("SecretToResource", e.testSecretToResource)
 	t.Run("SecretEventReconciles", e.testSecretEventReconciles)
 	t.Run("ValuesSources", e.testValuesSources)
@@ -190,19 +191,28 @@ func (e *env) newFixture(t *testing.T, o fixtureOptions) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc, err := helm.New(e.cfg, nil)
+	f := &fixture{env: e, ns: ns.Name, target: release.NewTarget(ws[0]), mgr: mgr, deps: deps}
+	f.engine = f.newEngine(t)
+	return f
+}
+
+// newEngine builds a release engine over the fixture's caches, with a Helm
+// client of its own, as the operator does when it starts.
+func (f *fixture) newEngine(t *testing.T) *release.Engine {
+	t.Helper()
+	hc, err := helm.New(f.env.cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	live, err := client.New(e.cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
+	live, err := client.New(f.env.cfg, client.Options{Scheme: f.mgr.GetScheme(), Mapper: f.mgr.GetRESTMapper(), HTTPClient: f.mgr.GetHTTPClient()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	engine, err := release.NewEngine(hc, deps, live, release.WithWatchKind(deps.WatchKind))
+	engine, err := release.NewEngine(hc, f.deps, live, release.WithWatchKind(f.deps.WatchKind))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{env: e, ns: ns.Name, target: release.NewTarget(ws[0]), mgr: mgr, deps: deps, engine: engine}
+	return engine
 }
 
 // setup registers the watch's controller with the manager.
