@@ -47,14 +47,17 @@ func (c correctDrift) failed(s *step, out outcome, err error) bool {
 }
 
 // correct restores drifted objects. Each restored object's baseline is
-// taken from the write's own answer, so an edit made right after the
-// correction is still seen as drift (a baseline read later could include
-// it).
+// taken from the write's own answer (tookWrites, as after a Helm action),
+// so an edit made right after the correction is still seen as drift (a
+// baseline read later could include it). Those restored before a failure
+// keep theirs.
 func (e *Engine) correct(ctx context.Context, key string, drift []Drift) error {
 	live, user, err := e.writer(ctx)
 	if err != nil {
 		return err
 	}
+	restored := &writes{}
+	defer e.drift.tookWrites(key, restored)
 	for _, d := range drift {
 		u, err := e.renderedOf(ctx, d.Object)
 		if err != nil {
@@ -70,7 +73,7 @@ func (e *Engine) correct(ctx context.Context, key string, drift []Drift) error {
 		if err != nil {
 			return fmt.Errorf("restoring %s: %w", d.Object, explain(err, user))
 		}
-		e.drift.baseline.set(key, u.GetUID(), driftBaseline{marker: markOf(u)})
+		restored.wrote(u)
 	}
 	return nil
 }

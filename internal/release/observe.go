@@ -192,7 +192,7 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if err != nil {
 		return o, nil, err
 	}
-	if err := e.observeObjects(ctx, key, l.Version, objs, &t.Watch.Policy, &o); err != nil {
+	if err := e.observeObjects(ctx, key, objs, &t.Watch.Policy, &o); err != nil {
 		return o, objs, err
 	}
 	owner := ownership.Owner{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
@@ -231,7 +231,7 @@ func (e *Engine) objects(ctx context.Context, ref watches.ReleaseRef, version in
 
 // observeObjects fills drift (unless the drift mode is disabled) and
 // readiness, overall and per object, from the released objects.
-func (e *Engine) observeObjects(ctx context.Context, key string, version int, objs []object, p *watches.Policy, o *Observation) error {
+func (e *Engine) observeObjects(ctx context.Context, key string, objs []object, p *watches.Policy, o *Observation) error {
 	res := readiness.Result{Ready: true}
 	o.Objects = make([]observedObject, 0, len(objs))
 	checkDrift := o.DriftMode != watches.DriftDisabled
