@@ -27,13 +27,17 @@ const MappingTTL = CapabilitiesTTL
 // chart's CRDs, and so does the engine) or until it is MappingTTL old, after
 // which it is looked up again: a CRD whose served versions or scope changed
 // is seen as soon as the mapper below sees it. Failed look-ups are never
-// kept, so a kind whose CRD is created later is found then.
+// kept, and one makes the mapper below discover again (at most every
+// rediscoverEvery), so a kind whose CRD is created later is found then.
 type memoMapper struct {
 	meta.ResettableRESTMapper
 	now func() time.Time
 
 	mu    sync.Mutex
 	found map[string]memoMapping
+	// rediscovered: when a look-up that found nothing last reset the
+	// mapper below (mayRediscover).
+	rediscovered time.Time
 }
 
 type memoMapping struct {
@@ -62,6 +66,10 @@ func (c *memoMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta
 		return &m, nil
 	}
 	m, err := c.ResettableRESTMapper.RESTMapping(gk, versions...)
+	if meta.IsNoMatchError(err) && c.mayRediscover(now) {
+		c.ResettableRESTMapper.Reset()
+		m, err = c.ResettableRESTMapper.RESTMapping(gk, versions...)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +78,31 @@ func (c *memoMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta
 	c.found[key] = memoMapping{m: &kept, at: now}
 	c.mu.Unlock()
 	return m, nil
+}
+
+// rediscoverEvery bounds how often a kind not found makes the mapper below
+// discover the API again.
+const rediscoverEvery = 5 * time.Second
+
+// mayRediscover reports whether a look-up that found no kind may reset the
+// mapper below and ask again: at most once per rediscoverEvery.
+//
+// The discovery-backed mapper reads the API's groups once and answers
+// from them until Reset: a kind whose CRD became served after that read
+// is "no match" for good. The engine resets it after it creates a chart's
+// CRDs, but discovery may not list a CRD yet when it is Established (a
+// loaded API server updates its discovery document shortly after), and a
+// CRD someone else creates is never followed by a reset here: the install
+// then failed with MissingDependency on every retry (TestCorpusWalk saw it
+// once, for three minutes).
+func (c *memoMapper) mayRediscover(now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.rediscovered.IsZero() && now.Sub(c.rediscovered) < rediscoverEvery {
+		return false
+	}
+	c.rediscovered = now
+	return true
 }
 
 // Reset forgets every mapping, here and in the mapper below.
