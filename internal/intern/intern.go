@@ -35,6 +35,8 @@ const MaxLen = 256
 type Table struct {
 	mu       sync.Mutex
 	cur, old map[string]string
+	// curMaps, oldMaps: the maps Map shares, by a hash of their content.
+	curMaps, oldMaps map[uint64]map[string]string
 }
 
 // Default is the table the cache transforms share.

@@ -17,13 +17,15 @@ func (t *Table) StringMap(m map[string]string) {
 
 // Meta interns an object's metadata in place: name, namespace, labels,
 // annotations, owner references and finalizers. UID and resourceVersion
-// are one object's own and are left as they are.
+// are one object's own and are left as they are. Its labels and
+// annotations may then be maps other objects share (Map): o is one a
+// cache keeps, and nobody changes it.
 func (t *Table) Meta(o metav1.Object) {
 	o.SetName(t.String(o.GetName()))
 	o.SetNamespace(t.String(o.GetNamespace()))
 	o.SetGenerateName(t.String(o.GetGenerateName()))
-	t.StringMap(o.GetLabels())
-	t.StringMap(o.GetAnnotations())
+	o.SetLabels(t.Map(o.GetLabels()))
+	o.SetAnnotations(t.Map(o.GetAnnotations()))
 	refs := o.GetOwnerReferences()
 	for i := range refs {
 		r := &refs[i]
