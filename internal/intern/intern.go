@@ -31,12 +31,13 @@ const Generation = 1 << 14
 // document, a certificate) are rarely equal and cost a hash to compare.
 const MaxLen = 256
 
-// Table is a bounded string table. The zero value is ready to use.
+// Table is a bounded string table (and map table, Map). The zero value is
+// ready to use.
 type Table struct {
-	mu       sync.Mutex
-	cur, old map[string]string
-	// curMaps, oldMaps: the maps Map shares, by a hash of their content.
-	curMaps, oldMaps map[uint64]map[string]string
+	mu      sync.Mutex
+	strings generations[string, string]
+	// maps: the maps Map shares, by a hash of their content.
+	maps generations[uint64, map[string]string]
 }
 
 // Default is the table the cache transforms share.
@@ -49,25 +50,15 @@ func (t *Table) String(s string) string {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if v, ok := t.cur[s]; ok {
-		return v
-	}
-	v, ok := t.old[s]
-	if !ok {
-		v = strings.Clone(s) // not a slice of a decoder's buffer
-	}
-	if len(t.cur) >= Generation || t.cur == nil {
-		t.old, t.cur = t.cur, make(map[string]string, Generation/4)
-	}
-	t.cur[v] = v
-	return v
+	return t.strings.intern(Generation, s, func(string) bool { return true },
+		func() string { return strings.Clone(s) }) // not a slice of a decoder's buffer
 }
 
 // Len reports how many strings the table holds.
 func (t *Table) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.cur) + len(t.old)
+	return t.strings.len()
 }
 
 // String interns s in the Default table.

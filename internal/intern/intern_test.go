@@ -114,7 +114,7 @@ func TestUnstructuredSharesKeysAndValues(t *testing.T) {
 		t.Errorf("values changed: %s %s %s", a.GetName(), b.GetUID(), b.GetResourceVersion())
 	}
 	for _, u := range []string{"uid-1", "uid-2", "7", "8"} {
-		if tab.cur[u] != "" {
+		if tab.strings.cur[u] != "" {
 			t.Errorf("%q, a uid or resourceVersion, was put in the table", u)
 		}
 	}

@@ -30,18 +30,8 @@ func (t *Table) Map(m map[string]string) map[string]string {
 	h := mapHash(m)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if v, ok := t.curMaps[h]; ok && maps.Equal(v, m) {
-		return v
-	}
-	v, ok := t.oldMaps[h]
-	if !ok || !maps.Equal(v, m) {
-		v = m
-	}
-	if len(t.curMaps) >= MapGeneration || t.curMaps == nil {
-		t.oldMaps, t.curMaps = t.curMaps, make(map[uint64]map[string]string, MapGeneration/4)
-	}
-	t.curMaps[h] = v
-	return v
+	return t.maps.intern(MapGeneration, h, func(v map[string]string) bool { return maps.Equal(v, m) },
+		func() map[string]string { return m })
 }
 
 // mapHash hashes m's entries in any order (a sum of each entry's hash).
@@ -63,5 +53,5 @@ func mapHash(m map[string]string) uint64 {
 func (t *Table) Maps() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.curMaps) + len(t.oldMaps)
+	return t.maps.len()
 }

@@ -1,0 +1,30 @@
+package intern
+
+// generations is a strong, bounded table: two generations of at most size
+// entries each. A value found is moved to the current generation, so those
+// in use stay; the older generation is dropped when the current one fills.
+// The zero value is ready to use; callers hold the lock.
+type generations[K comparable, V any] struct {
+	cur, old map[K]V
+}
+
+// intern returns the value held for k when fits says it may stand for the
+// caller's, else the one fresh makes, and keeps it for k (size: the
+// entries a generation holds).
+func (g *generations[K, V]) intern(size int, k K, fits func(V) bool, fresh func() V) V {
+	if v, ok := g.cur[k]; ok && fits(v) {
+		return v
+	}
+	v, ok := g.old[k]
+	if !ok || !fits(v) {
+		v = fresh()
+	}
+	if len(g.cur) >= size || g.cur == nil {
+		g.old, g.cur = g.cur, make(map[K]V, size/4)
+	}
+	g.cur[k] = v
+	return v
+}
+
+// len reports how many entries both generations hold.
+func (g *generations[K, V]) len() int { return len(g.cur) + len(g.old) }
