@@ -9,9 +9,11 @@ type generations[K comparable, V any] struct {
 }
 
 // intern returns the value held for k when fits says it may stand for the
-// caller's, else the one fresh makes, and keeps it for k (size: the
-// entries a generation holds).
-func (g *generations[K, V]) intern(size int, k K, fits func(V) bool, fresh func() V) V {
+// caller's, else the one fresh makes, and keeps it in the current
+// generation under keyOf(value): a key of the table's own, never one of
+// the caller's (a string key may be a slice of a decoder's whole buffer).
+// size is how many entries a generation holds.
+func (g *generations[K, V]) intern(size int, k K, fits func(V) bool, fresh func() V, keyOf func(V) K) V {
 	if v, ok := g.cur[k]; ok && fits(v) {
 		return v
 	}
@@ -22,7 +24,7 @@ func (g *generations[K, V]) intern(size int, k K, fits func(V) bool, fresh func(
 	if len(g.cur) >= size || g.cur == nil {
 		g.old, g.cur = g.cur, make(map[K]V, size/4)
 	}
-	g.cur[k] = v
+	g.cur[keyOf(v)] = v
 	return v
 }
 

@@ -51,7 +51,8 @@ func (t *Table) String(s string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.strings.intern(Generation, s, func(string) bool { return true },
-		func() string { return strings.Clone(s) }) // not a slice of a decoder's buffer
+		func() string { return strings.Clone(s) }, // not a slice of a decoder's buffer
+		func(v string) string { return v })
 }
 
 // Len reports how many strings the table holds.

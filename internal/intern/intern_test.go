@@ -159,3 +159,31 @@ func keyOfS(m map[string]string) string {
 	}
 	return ""
 }
+
+// TestTableKeysAreItsOwnCopies: the table keeps no string of the caller's,
+// not even as a map key: a decoded string may be a slice of the decoder's
+// whole buffer, which the table would then keep alive.
+func TestTableKeysAreItsOwnCopies(t *testing.T) {
+	tab := &Table{}
+	buffer := strings.Repeat("x", 1<<16) + "chartkeeper.dev/managed"
+	decoded := buffer[1<<16:]
+	v := tab.String(decoded)
+	if same(v, decoded) {
+		t.Fatal("String returned the caller's string, not a copy")
+	}
+	for k := range tab.strings.cur {
+		if same(k, decoded) {
+			t.Error("the table keeps the caller's string as a key")
+		}
+	}
+	// Found again from the older generation, it is kept under its copy too.
+	tab.strings.old, tab.strings.cur = tab.strings.cur, nil
+	if got := tab.String(fresh("chartkeeper.dev/managed")); !same(got, v) {
+		t.Error("a string of the older generation was copied anew")
+	}
+	for k := range tab.strings.cur {
+		if !same(k, v) {
+			t.Error("a string moved from the older generation is kept under the caller's copy")
+		}
+	}
+}

@@ -31,7 +31,7 @@ func (t *Table) Map(m map[string]string) map[string]string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.maps.intern(MapGeneration, h, func(v map[string]string) bool { return maps.Equal(v, m) },
-		func() map[string]string { return m })
+		func() map[string]string { return m }, func(map[string]string) uint64 { return h })
 }
 
 // mapHash hashes m's entries in any order (a sum of each entry's hash).
