@@ -102,6 +102,9 @@ func TestController(t *testing.T) {
 	for name, content := range childChartFiles {
 		writeFiles(t, dir, map[string]string{filepath.Join("childchart", name): content})
 	}
+	for name, content := range rolloutChartFiles {
+		writeFiles(t, dir, map[string]string{filepath.Join("rolloutchart", name): content})
+	}
 	cfg := testenv.APIServer(t, filepath.Join(dir, "crds"))
 	cl, err := client.New(cfg, client.Options{})
 	if err != nil {
@@ -111,6 +114,7 @@ func TestController(t *testing.T) {
 	t.Run("Finalizer", e.testFinalizer)
 	t.Run("ShardSkip", e.testShardSkip)
 	t.Run("StatusPatchedOnlyWhenChanged", e.testStatusPatches)
+	t.Run("RewordingsShareABudget", e.testRewordingsShareABudget)
 	t.Run("StaleCacheGuard", e.testStaleCacheGuard)
 	t.Run("BookKeepsNoCopyOnceCached", e.testBookKeepsNoCopyOnceCached)
 	t.Run("BookLetsGoOnceCached", e.testBookLetsGoOnceCached)
@@ -240,7 +244,7 @@ func (f *fixture) start(t *testing.T) {
 // reconciler returns a Reconciler of the fixture's watch over cl, as Setup
 // builds it, for tests that send it requests themselves.
 func (f *fixture) reconciler(cl client.Client) *Reconciler {
-	return &Reconciler{client: cl, engine: f.engine, target: f.target, log: logr.Discard(), statuses: newStatusBook(), clock: clock.RealClock{}}
+	return &Reconciler{client: cl, engine: f.engine, target: f.target, log: logr.Discard(), statuses: newStatusBook(clock.RealClock{}), clock: clock.RealClock{}}
 }
 
 // note is a custom resource of the test kind.

@@ -91,7 +91,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		}
 		now := r.clock.Now()
 		reworded := !writtenAt.IsZero() && rewordedOnly(persisted, st)
-		if wait := holdBack(reworded, writtenAt, now); wait > 0 && retErr == nil {
+		wait := holdBack(reworded, writtenAt, now)
+		if wait == 0 && reworded {
+			wait = r.statuses.turn(obj.GetUID()) // statusturns.go
+		}
+		if wait > 0 && retErr == nil {
 			r.statuses.hold(obj.GetUID(), st)
 			if result.RequeueAfter == 0 || wait < result.RequeueAfter {
 				result.RequeueAfter = wait

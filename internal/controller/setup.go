@@ -148,7 +148,7 @@ func setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine
 	w := t.Watch
 	gvk := w.GroupVersionKind()
 	r := &Reconciler{client: mgr.GetClient(), engine: engine, target: t, log: log.WithValues("kind", gvk.Kind),
-		statuses: newStatusBook(), clock: clock.RealClock{}}
+		statuses: newStatusBook(clock.RealClock{}), clock: clock.RealClock{}}
 	c, err := controller.New("chartkeeper-"+gvk.Kind+"."+gvk.Group, mgr, controller.Options{
 		Reconciler:              r,
 		MaxConcurrentReconciles: w.Concurrency(),

@@ -6,11 +6,13 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -44,6 +46,9 @@ const statusDebounce = 30 * time.Second
 type statusBook struct {
 	mu      sync.Mutex
 	entries map[types.UID]*bookEntry
+	clock   clock.PassiveClock
+	// turns is the budget of rewordings (statusturns.go).
+	turns *rate.Limiter
 }
 
 type bookEntry struct {
@@ -58,10 +63,12 @@ type bookEntry struct {
 	written *api.Status
 	// held is a status computed but not written (nil: the one persisted).
 	held *api.Status
+	// turn is the turn a held rewording booked (statusturns.go).
+	turn *rate.Reservation
 }
 
-func newStatusBook() *statusBook {
-	return &statusBook{entries: map[types.UID]*bookEntry{}}
+func newStatusBook(clk clock.PassiveClock) *statusBook {
+	return &statusBook{entries: map[types.UID]*bookEntry{}, clock: clk, turns: rate.NewLimiter(rewordingsPerSecond, rewordingBurst)}
 }
 
 // of returns the resource's status as last persisted (the cached one when
@@ -137,6 +144,7 @@ func (b *statusBook) wrote(uid types.UID, st api.Status, now time.Time, rv strin
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.entry(uid)
+	b.giveBack(e) // a change written; a rewording at its turn booked none left
 	e.written, e.held, e.at = st.DeepCopy(), nil, now
 	e.rv, _ = strconv.ParseUint(rv, 10, 64)
 	if e.rv != 0 && e.seen >= e.rv {
@@ -158,12 +166,14 @@ func (b *statusBook) settled(uid types.UID) {
 	defer b.mu.Unlock()
 	if e := b.entries[uid]; e != nil {
 		e.held = nil
+		b.giveBack(e)
 	}
 }
 
 func (b *statusBook) forget(uid types.UID) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.giveBack(b.entries[uid])
 	delete(b.entries, uid)
 }
 

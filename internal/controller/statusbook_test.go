@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
@@ -81,7 +82,7 @@ func TestBookLetsGoWhenTheCacheShowsTheWrite(t *testing.T) {
 		{"held stays until settled", func(b *statusBook) { b.hold("u1", st); update(b, "10") }, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b := newStatusBook()
+			b := newStatusBook(clock.RealClock{})
 			c.run(b)
 			if got := b.copies(); got != c.wantCopies {
 				t.Errorf("copies = %d, want %d", got, c.wantCopies)
