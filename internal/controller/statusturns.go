@@ -44,10 +44,7 @@ func (b *statusBook) turn(uid types.UID) time.Duration {
 	e := b.entry(uid)
 	if e.turn == nil {
 		r := b.turns.ReserveN(now, 1)
-		if !r.OK() { // a budget without a burst: no turn ever comes
-			return turnHorizon
-		}
-		if r.DelayFrom(now) > turnHorizon {
+		if r.DelayFrom(now) > turnHorizon { // (never, for a budget without a burst)
 			r.CancelAt(now) // the last booked: its turn is whole again
 			return turnHorizon
 		}
