@@ -119,7 +119,7 @@ func (e *env) editThenUpgrade(t *testing.T, name string, restart bool) {
 		t.Fatal(err)
 	}
 	if restart {
-		f.engine = f.newEngine(t, nil)
+		f.engine = f.newEngine(t)
 		r = f.reconciler(e.cl)
 	}
 	parent := f.mustGet(t, name)

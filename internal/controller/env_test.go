@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -116,7 +115,6 @@ func TestController(t *testing.T) {
 	t.Run("ShardSkip", e.testShardSkip)
 	t.Run("StatusPatchedOnlyWhenChanged", e.testStatusPatches)
 	t.Run("RewordingsShareABudget", e.testRewordingsShareABudget)
-	t.Run("UpgradeMarksBothRevisionsTogether", e.testUpgradeMarksBothRevisionsTogether)
 	t.Run("StaleCacheGuard", e.testStaleCacheGuard)
 	t.Run("BookKeepsNoCopyOnceCached", e.testBookKeepsNoCopyOnceCached)
 	t.Run("BookLetsGoOnceCached", e.testBookLetsGoOnceCached)
@@ -163,9 +161,6 @@ type fixtureOptions struct {
 	newClient client.NewClientFunc
 	// chart is the chart's directory under env.dir ("": "chart").
 	chart string
-	// helmTransport wraps the transport of the release engine's Helm
-	// client (nil: none).
-	helmTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // newFixture builds a manager, the dependents cache and a release engine as
@@ -201,20 +196,15 @@ func (e *env) newFixture(t *testing.T, o fixtureOptions) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{env: e, ns: ns.Name, target: release.NewTarget(ws[0]), mgr: mgr, deps: deps}
-	f.engine = f.newEngine(t, o.helmTransport)
+	f.engine = f.newEngine(t)
 	return f
 }
 
 // newEngine builds a release engine over the fixture's caches, with a Helm
 // client of its own, as the operator does when it starts.
-// wrap, when not nil, wraps the Helm client's transport.
-func (f *fixture) newEngine(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper) *release.Engine {
+func (f *fixture) newEngine(t *testing.T) *release.Engine {
 	t.Helper()
-	cfg := rest.CopyConfig(f.env.cfg)
-	if wrap != nil {
-		cfg.Wrap(wrap)
-	}
-	hc, err := helm.New(cfg, nil)
+	hc, err := helm.New(f.env.cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,10 +178,8 @@ func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard)
 	if g.Redact != nil {
 		log = func(format string, v ...any) { c.log("%s", g.Redact(fmt.Sprintf(format, v...))) }
 	}
-	// An action's superseded marks go alongside its next write; the action
-	// waits for them before it returns (joinFlush).
-	shared := c.storageFor(ns, storageOf(ctx))
-	st := &storage.Storage{Driver: newSupersedeDriver(shared.Driver, log), MaxHistory: maxHistory, Log: shared.Log}
+	st := c.storageFor(ns, storageOf(ctx))
+	st.MaxHistory = maxHistory
 	var getter action.RESTClientGetter
 	if c.getter != nil {
 		getter = c.getter.inNamespace(ns).as(g.As)

@@ -3,9 +3,6 @@ package helm
 import (
 	"context"
 	"io"
-	"slices"
-	"strings"
-	"sync"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -15,46 +12,24 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
-// writeLog is a memory driver that records every write, with the status
-// written. Writes may come from two goroutines (see supersedeDriver).
+// writeLog is a memory driver that records every write, with the status written.
 type writeLog struct {
 	*driver.Memory
-	mu     sync.Mutex
 	writes []string
 }
 
-func (w *writeLog) record(s string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.writes = append(w.writes, s)
-}
-
-// inHelmsOrder is the writes with each superseded mark before the deployed
-// mark it went alongside (in whichever order they were answered).
-func (w *writeLog) inHelmsOrder() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := slices.Clone(w.writes)
-	for i := 0; i+1 < len(out); i++ {
-		if strings.HasSuffix(out[i], " deployed") && strings.HasSuffix(out[i+1], " superseded") {
-			out[i], out[i+1] = out[i+1], out[i]
-		}
-	}
-	return out
-}
-
 func (w *writeLog) Create(key string, r *release.Release) error {
-	w.record("create " + key + " " + string(r.Info.Status))
+	w.writes = append(w.writes, "create "+key+" "+string(r.Info.Status))
 	return w.Memory.Create(key, r)
 }
 
 func (w *writeLog) Update(key string, r *release.Release) error {
-	w.record("update " + key + " " + string(r.Info.Status))
+	w.writes = append(w.writes, "update "+key+" "+string(r.Info.Status))
 	return w.Memory.Update(key, r)
 }
 
 func (w *writeLog) Delete(key string) (*release.Release, error) {
-	w.record("delete " + key)
+	w.writes = append(w.writes, "delete "+key)
 	return w.Memory.Delete(key)
 }
 
@@ -117,13 +92,12 @@ func TestWritesPerRevision(t *testing.T) {
 			if err := hc.Uninstall(ctx, "web", "ns", "bye", Guard{}); err != nil {
 				t.Fatal(err)
 			}
-			writes := log.inHelmsOrder()
-			if len(writes) != len(c.want) {
-				t.Fatalf("writes:\n%v\nwant:\n%v", writes, c.want)
+			if len(log.writes) != len(c.want) {
+				t.Fatalf("writes:\n%v\nwant:\n%v", log.writes, c.want)
 			}
 			for i := range c.want {
-				if writes[i] != c.want[i] {
-					t.Errorf("write %d: %q, want %q", i, writes[i], c.want[i])
+				if log.writes[i] != c.want[i] {
+					t.Errorf("write %d: %q, want %q", i, log.writes[i], c.want[i])
 				}
 			}
 		})

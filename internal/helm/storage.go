@@ -71,9 +71,9 @@ func newStorage(secrets clientcorev1.SecretInterface, kind Storage, log func(str
 }
 
 // flushHeld writes what an action's storage still holds (see
-// oneWriteDriver and supersedeDriver); offline storage holds nothing.
+// oneWriteDriver); offline storage holds nothing.
 func flushHeld(cfg *action.Configuration) error {
-	if d, ok := cfg.Releases.Driver.(flusher); ok {
+	if d, ok := cfg.Releases.Driver.(*oneWriteDriver); ok {
 		return d.flush()
 	}
 	return nil
