@@ -115,6 +115,7 @@ func TestController(t *testing.T) {
 	t.Run("ShardSkip", e.testShardSkip)
 	t.Run("StatusPatchedOnlyWhenChanged", e.testStatusPatches)
 	t.Run("RewordingsShareABudget", e.testRewordingsShareABudget)
+	t.Run("DeletionEndsWhenTheObjectsAreGone", e.testDeletionEndsWhenTheObjectsAreGone)
 	t.Run("StaleCacheGuard", e.testStaleCacheGuard)
 	t.Run("BookKeepsNoCopyOnceCached", e.testBookKeepsNoCopyOnceCached)
 	t.Run("BookLetsGoOnceCached", e.testBookLetsGoOnceCached)

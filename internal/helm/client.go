@@ -76,7 +76,7 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 		kc.Factory = sharedValidatorFactory{Factory: kc.Factory, shared: shared}
 		kc.Namespace = ns
 		kc.Log = log
-		return reachedClient{Client: kc, asReleased: gd.AsReleased, wrote: gd.Wrote, fresh: gd.fresh}
+		return reachedClient{Client: kc, asReleased: gd.AsReleased, wrote: gd.Wrote, deleted: gd.Deleted, fresh: gd.fresh}
 	}
 	c.capsFor = c.discoverCapabilities
 	return c, nil
@@ -158,6 +158,11 @@ type Guard struct {
 	// (nothing to patch), custom resources merge-patched over a read,
 	// hooks, and objects Helm's own code adopted or replaced.
 	Wrote func(metav1.Object)
+	// Deleted, if set, is given each object the action deleted (a hook's
+	// too), with whether the API server's answer to its DELETE said it is
+	// gone: deleted at once, or not found. One only marked for deletion
+	// (finalizers to run, a Pod's graceful termination) is not gone yet.
+	Deleted func(p ownership.Placement, gone bool)
 	// As is the user the action's requests to the cluster impersonate
 	// (a ServiceAccount's "system:serviceaccount:<ns>:<name>"): they can
 	// do only what that user may. The release storage stays the
@@ -281,9 +286,10 @@ func (c *Client) Rollback(ctx context.Context, name, ns string, toRevision, maxH
 
 // Uninstall removes the release's objects and its history. A release that
 // does not exist is not an error. g.Timeout bounds its hooks (Helm's
-// uninstall takes no context; 0: no bound); g.DisableHooks skips them.
+// uninstall takes no context; 0: no bound); g.DisableHooks skips them;
+// g.Deleted is told of each object deleted.
 func (c *Client) Uninstall(ctx context.Context, name, ns string, description string, g Guard) error {
-	cfg, err := c.config(ctx, ns, 0, Guard{As: g.As})
+	cfg, err := c.config(ctx, ns, 0, Guard{As: g.As, Deleted: g.Deleted})
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func (c reachedClient) DeleteWithPropagationPolicy(rl kube.ResourceList, policy 
 	if err := c.fresh.beforeOtherWrite(); err != nil {
 		return nil, []error{err}
 	}
-	return deleteTogether(c.Client, withoutCRDs(rl), policy)
+	return deleteTogether(c.Client, withoutCRDs(rl), policy, c.gone)
 }
 
 func (c reachedClient) UpdateThreeWayMerge(original, target kube.ResourceList, force bool) (*kube.Result, error) {

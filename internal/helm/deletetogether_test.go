@@ -18,6 +18,8 @@ import (
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/kubernetes/scheme"
 	restfake "k8s.io/client-go/rest/fake"
+
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
 )
 
 // deleteServer answers the DELETEs of a release's objects. Each request
@@ -29,8 +31,9 @@ type deleteServer struct {
 	kinds   int
 	arrived map[string]bool // resource → its first DELETE came
 	all     chan struct{}
-	// missing: names answered 404; refused: names answered 500.
-	missing, refused []string
+	// missing: names answered 404; refused: names answered 500; marked:
+	// names answered with the object marked for deletion (finalizers).
+	missing, refused, marked []string
 	// alone: requests that waited out the bound.
 	alone int
 	seen  []string // resource/name, in arrival order
@@ -65,6 +68,8 @@ func (s *deleteServer) handle(req *http.Request) (*http.Response, error) {
 		status, body = http.StatusNotFound, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`
 	case slices.Contains(s.refused, name):
 		status, body = http.StatusInternalServerError, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"InternalError","message":"etcd is away","code":500}`
+	case slices.Contains(s.marked, name):
+		body = `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"` + name + `","namespace":"team","deletionTimestamp":"2026-11-28T06:00:00Z","finalizers":["example.com/hold"]}}`
 	}
 	return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
 }
@@ -97,23 +102,32 @@ func releaseObjects(client *restfake.RESTClient, pairs ...string) kube.ResourceL
 func TestAnUninstallDeletesEveryKindTogether(t *testing.T) {
 	objects := []string{"Service/web", "Deployment/web", "Deployment/worker", "ConfigMap/web-config", "ConfigMap/web-env"}
 	for _, tc := range []struct {
-		name             string
-		missing, refused []string
-		wantDeleted      []string // nil: Helm's contract, no result with errors
-		wantErrs         int
+		name                     string
+		missing, refused, marked []string
+		wantDeleted              []string // nil: Helm's contract, no result with errors
+		wantErrs                 int
+		// wantNotGone: the objects told as deleted but not gone.
+		wantNotGone []string
 	}{
 		{name: "all deleted", wantDeleted: objects},
 		{name: "one gone already", missing: []string{"worker"}, wantDeleted: objects},
 		{name: "one refused", refused: []string{"web-env"}, wantErrs: 1},
+		{name: "one marked for deletion", marked: []string{"web-config"}, wantDeleted: objects, wantNotGone: []string{"ConfigMap/web-config"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newDeleteServer(3)
-			srv.missing, srv.refused = tc.missing, tc.refused
+			srv.missing, srv.refused, srv.marked = tc.missing, tc.refused, tc.marked
 			client := &restfake.RESTClient{
 				NegotiatedSerializer: scheme.Codecs.WithoutConversion(),
 				Client:               restfake.CreateHTTPClient(srv.handle),
 			}
-			c := reachedClient{Client: &kube.Client{Log: func(string, ...any) {}}}
+			var mu sync.Mutex
+			told := map[string]bool{} // kind/name: gone
+			c := reachedClient{Client: &kube.Client{Log: func(string, ...any) {}}, deleted: func(p ownership.Placement, gone bool) {
+				mu.Lock()
+				defer mu.Unlock()
+				told[p.GVK.Kind+"/"+p.Name] = gone
+			}}
 			res, errs := c.DeleteWithPropagationPolicy(releaseObjects(client, objects...), metav1.DeletePropagationBackground)
 
 			if srv.alone > 0 {
@@ -142,6 +156,19 @@ func TestAnUninstallDeletesEveryKindTogether(t *testing.T) {
 			}
 			if !slices.Equal(got, tc.wantDeleted) {
 				t.Errorf("deleted %v, want %v (the manifest's order)", got, tc.wantDeleted)
+			}
+			var notGone []string
+			for _, o := range objects {
+				gone, ok := told[o]
+				if !ok {
+					t.Errorf("not told of %s", o)
+				}
+				if !gone {
+					notGone = append(notGone, o)
+				}
+			}
+			if !slices.Equal(notGone, tc.wantNotGone) {
+				t.Errorf("told not gone: %v, want %v", notGone, tc.wantNotGone)
 			}
 		})
 	}

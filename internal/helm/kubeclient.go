@@ -99,11 +99,21 @@ type reachedClient struct {
 	asReleased func(ownership.Placement) bool
 	// wrote: see Guard.Wrote (nil: not told).
 	wrote func(metav1.Object)
+	// deleted: see Guard.Deleted (nil: not told).
+	deleted func(ownership.Placement, bool)
 	// fresh: an install that creates before it reads (nil: not an install).
 	fresh *createFirst
 }
 
 func (reachedClient) IsReachable() error { return nil }
+
+// gone tells Guard.Deleted of an object deleted, and whether its DELETE's
+// answer said it is gone.
+func (c reachedClient) gone(info *resource.Info, gone bool) {
+	if c.deleted != nil {
+		c.deleted(placementOf(info), gone)
+	}
+}
 
 // written tells Guard.Wrote of objects as a write of this action answered
 // them (an info Helm's code refreshed from the answer has its UID).

@@ -15,7 +15,9 @@ import (
 )
 
 // The deletion waits for the released objects of the uninstalled revision
-// to go (status.release is gone by then), bounded by uninstall.timeout.
+// to go (status.release is gone by then), bounded by uninstall.timeout,
+// when the API server answered their DELETEs with them only marked for
+// deletion (finalizers to run).
 func TestMachineDeletionWaitsForTheReleasedObjects(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -29,6 +31,7 @@ func TestMachineDeletionWaitsForTheReleasedObjects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMachine(t, nil)
+			m.helm.lingering = true
 			m.run(5)
 			now := metav1.NewTime(t0)
 			m.obj.SetDeletionTimestamp(&now)

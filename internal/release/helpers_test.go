@@ -16,6 +16,7 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
@@ -27,6 +28,9 @@ type faultyHelm struct {
 	fail map[string]error
 	// gets counts the revisions decoded (Get).
 	gets int
+	// lingering: an uninstall tells Guard.Deleted that its objects are
+	// only marked for deletion (finalizers to run), not gone.
+	lingering bool
 }
 
 func (f *faultyHelm) Get(ctx context.Context, name, ns string, version int) (*helmrelease.Release, error) {
@@ -90,11 +94,27 @@ func wroteReleased(g helm.Guard, rel *helmrelease.Release) {
 	}
 }
 
+// Uninstall tells g.Deleted, as the real client does, of each object of
+// the latest revision's manifest: gone, or only marked (lingering).
 func (f *faultyHelm) Uninstall(ctx context.Context, name, ns, description string, g helm.Guard) error {
 	if err := f.fail["Uninstall"]; err != nil {
 		return err
 	}
-	return f.Helm.Uninstall(ctx, name, ns, description, g)
+	last, _ := f.Helm.Get(ctx, name, ns, 0)
+	if err := f.Helm.Uninstall(ctx, name, ns, description, g); err != nil || g.Deleted == nil || last == nil {
+		return err
+	}
+	for _, doc := range releaseutil.SplitManifests(last.Manifest) {
+		var m metav1.PartialObjectMetadata
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil || m.Name == "" {
+			continue
+		}
+		if m.Namespace == "" {
+			m.Namespace = ns
+		}
+		g.Deleted(ownership.Placement{GVK: m.GroupVersionKind(), Namespace: m.Namespace, Name: m.Name}, !f.lingering)
+	}
+	return nil
 }
 
 func (f *faultyHelm) Test(ctx context.Context, name, ns string, g helm.Guard) (helm.TestRun, error) {

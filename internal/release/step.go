@@ -33,6 +33,9 @@ type step struct {
 	// writes: the released objects as the action's writes answered (see
 	// guard).
 	writes *writes
+	// allGone: the uninstall's DELETEs were each answered gone (see
+	// uninstall.endsDeletion).
+	allGone bool
 }
 
 // hookRequest is what the step's hooks get.

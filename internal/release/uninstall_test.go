@@ -38,18 +38,24 @@ func TestUninstall(t *testing.T) {
 
 // TestUninstallEndsTheDeletion: the step that uninstalls the release of a
 // deleted resource also ends its deletion (the finalizer may go) when the
-// policy waits for no released objects; when it waits, a later step looks.
+// policy waits for no released objects, or the API server answered each
+// DELETE with the object gone; when one is only marked for deletion, a
+// later step looks.
 func TestUninstallEndsTheDeletion(t *testing.T) {
 	for _, c := range []struct {
-		name     string
-		wait     bool
-		finished bool
+		name      string
+		wait      bool
+		lingering bool
+		finished  bool
 	}{
-		{"no wait for the objects: finished at once", false, true},
-		{"waiting for the objects: a later step finishes", true, false},
+		{"no wait for the objects: finished at once", false, false, true},
+		{"no wait, objects still going: finished at once", false, true, true},
+		{"waiting, every object answered gone: finished at once", true, false, true},
+		{"waiting, objects still going: a later step finishes", true, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := newMachine(t, func(p *watches.Policy) { p.UninstallWait = c.wait })
+			m.helm.lingering = c.lingering
 			m.run(5)
 			now := metav1.NewTime(t0)
 			m.obj.SetDeletionTimestamp(&now)
