@@ -33,10 +33,13 @@ import (
 // from Concurrency writers. Its times are the control plane's floor for the
 // work the operators do.
 //
-// Per release it writes, on install: the deployed revision's Secret, each
-// object (create), the status. On upgrade: the old revision's Secret
-// (superseded), the new one, each object whose manifest changed (merge
-// patch), the status. On delete: each object and each revision's Secret.
+// Per release it writes, on install: each object (create), the deployed
+// revision's Secret, the status. On upgrade: each object whose manifest
+// changed (merge patch), the old revision's Secret (superseded), the new
+// one, the status. On delete: each object and each revision's Secret. The
+// records follow the objects, as Helm's do (until 2026-11-28 the floor
+// wrote them first, reaching its "deployed" milestone after one or two of
+// its five writes per release, an operator after all of them).
 type floor struct {
 	cs     kubernetes.Interface
 	dyn    dynamic.Interface
@@ -154,12 +157,13 @@ func (f *floor) status(ctx context.Context, k key, r *release.Release) error {
 	return err
 }
 
-// install writes revision 1 of k's release.
+// install writes revision 1 of k's release: its objects, then its record,
+// then the status. The record comes after the objects, as Helm's does: a
+// revision recorded deployed is one whose objects were applied, so the
+// harness's "deployed" milestone means the same for the floor as for an
+// operator.
 func (f *floor) install(ctx context.Context, k key) error {
 	r := f.releases[k][0]
-	if err := f.secrets(k.Namespace).Create(secretKey(r), r); err != nil {
-		return err
-	}
 	objs, err := objects(r)
 	if err != nil {
 		return err
@@ -173,20 +177,18 @@ func (f *floor) install(ctx context.Context, k key) error {
 			return err
 		}
 	}
+	if err := f.secrets(k.Namespace).Create(secretKey(r), r); err != nil {
+		return err
+	}
 	return f.status(ctx, k, r)
 }
 
-// upgrade writes revision 2 of k's release.
+// upgrade writes revision 2 of k's release: the changed objects, then the
+// records (the old revision superseded, the new one deployed), then the
+// status; the records after the objects, as on install.
 func (f *floor) upgrade(ctx context.Context, k key) error {
 	old, cur := copyRelease(f.releases[k][0]), f.releases[k][1]
 	old.Info.Status = release.StatusSuperseded
-	s := f.secrets(k.Namespace)
-	if err := s.Update(secretKey(old), old); err != nil {
-		return err
-	}
-	if err := s.Create(secretKey(cur), cur); err != nil {
-		return err
-	}
 	before, err := objects(old)
 	if err != nil {
 		return err
@@ -216,6 +218,13 @@ func (f *floor) upgrade(ctx context.Context, k key) error {
 		if _, err := ri.Patch(ctx, u.GetName(), types.MergePatchType, body, metav1.PatchOptions{FieldManager: "bench-floor"}); err != nil {
 			return err
 		}
+	}
+	s := f.secrets(k.Namespace)
+	if err := s.Update(secretKey(old), old); err != nil {
+		return err
+	}
+	if err := s.Create(secretKey(cur), cur); err != nil {
+		return err
 	}
 	return f.status(ctx, k, cur)
 }
