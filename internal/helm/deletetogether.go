@@ -89,8 +89,11 @@ func answeredGone(obj runtime.Object) bool {
 	if obj == nil {
 		return false
 	}
-	if _, ok := obj.(*metav1.Status); ok || obj.GetObjectKind().GroupVersionKind().Kind == "Status" {
+	if _, ok := obj.(*metav1.Status); ok {
 		return true
+	}
+	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Group == "" && gvk.Kind == "Status" {
+		return true // decoded as unstructured (a custom kind named Status has a group)
 	}
 	m, err := meta.Accessor(obj)
 	return err == nil && m.GetDeletionTimestamp() == nil

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -169,6 +170,38 @@ func TestAnUninstallDeletesEveryKindTogether(t *testing.T) {
 			}
 			if !slices.Equal(notGone, tc.wantNotGone) {
 				t.Errorf("told not gone: %v, want %v", notGone, tc.wantNotGone)
+			}
+		})
+	}
+}
+
+func TestAnsweredGone(t *testing.T) {
+	now := metav1.Now()
+	obj := func(apiVersion, kind string, marked bool) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(kind)
+		u.SetName("web")
+		if marked {
+			u.SetDeletionTimestamp(&now)
+		}
+		return u
+	}
+	for _, c := range []struct {
+		name   string
+		answer runtime.Object
+		gone   bool
+	}{
+		{"a Status", &metav1.Status{Status: metav1.StatusSuccess}, true},
+		{"a Status decoded as unstructured", obj("v1", "Status", false), true},
+		{"the object as it was", obj("v1", "ConfigMap", false), true},
+		{"the object marked for deletion", obj("v1", "ConfigMap", true), false},
+		{"a custom kind named Status, marked", obj("example.com/v1", "Status", true), false},
+		{"no answer", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := answeredGone(c.answer); got != c.gone {
+				t.Errorf("answeredGone = %v, want %v", got, c.gone)
 			}
 		})
 	}
