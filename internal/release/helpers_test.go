@@ -83,15 +83,23 @@ func wroteReleased(g helm.Guard, rel *helmrelease.Release) {
 	if g.Wrote == nil || rel == nil {
 		return
 	}
-	for _, doc := range releaseutil.SplitManifests(rel.Manifest) {
-		var m metav1.PartialObjectMetadata
-		if err := yaml.Unmarshal([]byte(doc), &m); err != nil || m.Name == "" {
-			continue
-		}
+	for _, m := range manifestObjects(rel.Manifest) {
 		m.SetUID(types.UID("uid-" + m.Name))
 		m.SetResourceVersion("1")
 		g.Wrote(&m)
 	}
+}
+
+// manifestObjects is the metadata of each object of a manifest.
+func manifestObjects(manifest string) []metav1.PartialObjectMetadata {
+	var out []metav1.PartialObjectMetadata
+	for _, doc := range releaseutil.SplitManifests(manifest) {
+		var m metav1.PartialObjectMetadata
+		if err := yaml.Unmarshal([]byte(doc), &m); err == nil && m.Name != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Uninstall tells g.Deleted, as the real client does, of each object of
@@ -104,11 +112,7 @@ func (f *faultyHelm) Uninstall(ctx context.Context, name, ns, description string
 	if err := f.Helm.Uninstall(ctx, name, ns, description, g); err != nil || g.Deleted == nil || last == nil {
 		return err
 	}
-	for _, doc := range releaseutil.SplitManifests(last.Manifest) {
-		var m metav1.PartialObjectMetadata
-		if err := yaml.Unmarshal([]byte(doc), &m); err != nil || m.Name == "" {
-			continue
-		}
+	for _, m := range manifestObjects(last.Manifest) {
 		if m.Namespace == "" {
 			m.Namespace = ns
 		}

@@ -68,7 +68,8 @@ func (g *goneObjects) told(p ownership.Placement, gone bool) {
 	if g.set == nil {
 		g.set = map[ownership.Placement]bool{}
 	}
-	g.set[ownership.Placement{GVK: p.GVK, Namespace: p.Namespace, Name: p.Name}] = true
+	p.ClusterScoped = false // an object's namespace ("" when cluster-scoped) tells
+	g.set[p] = true
 }
 
 // all reports whether every object of objs the uninstall was to delete

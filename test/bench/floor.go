@@ -157,11 +157,9 @@ func (f *floor) status(ctx context.Context, k key, r *release.Release) error {
 	return err
 }
 
-// install writes revision 1 of k's release: its objects, then its record,
-// then the status. The record comes after the objects, as Helm's does: a
-// revision recorded deployed is one whose objects were applied, so the
-// harness's "deployed" milestone means the same for the floor as for an
-// operator.
+// install writes revision 1 of k's release: its objects, then its record
+// (a revision recorded deployed is one whose objects were applied), then
+// the status.
 func (f *floor) install(ctx context.Context, k key) error {
 	r := f.releases[k][0]
 	objs, err := objects(r)
@@ -185,7 +183,7 @@ func (f *floor) install(ctx context.Context, k key) error {
 
 // upgrade writes revision 2 of k's release: the changed objects, then the
 // records (the old revision superseded, the new one deployed), then the
-// status; the records after the objects, as on install.
+// status.
 func (f *floor) upgrade(ctx context.Context, k key) error {
 	old, cur := copyRelease(f.releases[k][0]), f.releases[k][1]
 	old.Info.Status = release.StatusSuperseded
