@@ -136,7 +136,7 @@ func deleteMatching(cs *fake.Clientset, ns string, sel labels.Selector, fsel fie
 		return err
 	}
 	for _, s := range list.(*corev1.SecretList).Items {
-		if sel.Matches(labels.Set(s.Labels)) && (fsel == nil || fsel.Matches(secretFields(&s))) {
+		if sel.Matches(labels.Set(s.Labels)) && (fsel == nil || fsel.Matches(secretFields(s.Namespace, s.Name, s.Type))) {
 			if err := cs.Tracker().Delete(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, ns, s.Name); err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package helm
 
 import (
 	"context"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -53,7 +54,7 @@ type secretCache struct {
 	// label), so that a release's are found without a look at every
 	// release's (at 10,000 releases a scan per read was the storage's
 	// largest cost).
-	byRelease map[string]map[string]struct{}
+	byRelease map[string][]string
 	// absent: a live LIST found no Secret of namespace/release, at this time;
 	// forgotten on the next write of that release here.
 	absent map[string]time.Time
@@ -61,9 +62,10 @@ type secretCache struct {
 }
 
 // cachedSecret is a Secret as the storage last wrote or read it: its
-// metadata (without managedFields) and type in secret, its data packed.
+// metadata (without managedFields) and type in meta and labels, its data
+// packed.
 type cachedSecret struct {
-	secret *corev1.Secret // nil once deleted here
+	meta   *secretMeta // nil once deleted here
 	data   packedData
 	labels map[string]string
 	rv     uint64
@@ -87,7 +89,7 @@ const cacheLag = 10 * time.Second
 
 func newSecretCache(meta client.Reader, scope SecretScope) *secretCache {
 	return &secretCache{meta: meta, scope: scope, now: time.Now, secrets: map[string]*cachedSecret{},
-		byRelease: map[string]map[string]struct{}{}, absent: map[string]time.Time{}}
+		byRelease: map[string][]string{}, absent: map[string]time.Time{}}
 }
 
 // speaksFor reports whether the caches can tell that release rel has no
@@ -127,11 +129,9 @@ func (c *secretCache) remember(s *corev1.Secret) {
 		c.drop(key)
 		return
 	}
-	// Everything but the data, which is packed.
-	kept := (&corev1.Secret{TypeMeta: s.TypeMeta, ObjectMeta: s.ObjectMeta, Immutable: s.Immutable, Type: s.Type}).DeepCopy()
-	kept.ManagedFields = nil  // read by nobody here; a third of a small Secret
-	intern.Default.Meta(kept) // its labels are those of every other revision
-	c.put(key, &cachedSecret{secret: kept, data: pack(s.Data), labels: kept.Labels, rv: rv, at: c.now()})
+	// Its labels are those of the metadata cache's copy (package intern).
+	l := intern.Default.Map(maps.Clone(s.Labels))
+	c.put(key, &cachedSecret{meta: keepMeta(s, l), data: pack(s.Data), labels: l, rv: rv, at: c.now()})
 	if rel := s.Labels["name"]; rel != "" {
 		delete(c.absent, s.Namespace+"/"+rel)
 	}
@@ -146,7 +146,7 @@ func (c *secretCache) sweep() {
 	}
 	now := c.now()
 	for k, e := range c.secrets {
-		if e.secret == nil && now.Sub(e.at) > forgetAfter {
+		if e.meta == nil && now.Sub(e.at) > forgetAfter {
 			c.drop(k)
 		}
 	}
@@ -165,31 +165,33 @@ func (c *secretCache) resolve(ns, name string, cacheRV uint64, shown bool) (s *c
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.secrets[ns+"/"+name]
-	if s, ok = c.lookup(e, cacheRV, shown); s != nil {
-		s = s.DeepCopy()
-		s.Data = e.data.unpack()
+	m, ok := c.lookup(e, cacheRV, shown)
+	if m == nil {
+		return nil, ok
 	}
-	return s, ok
+	s = m.secret(ns, name, e.labels, e.rv)
+	s.Data = e.data.unpack()
+	return s, true
 }
 
-// lookup is resolve's choice (with c.mu held): the entry's Secret (nil:
+// lookup is resolve's choice (with c.mu held): the entry's metadata (nil:
 // gone) and whether it answers.
-func (c *secretCache) lookup(e *cachedSecret, cacheRV uint64, shown bool) (*corev1.Secret, bool) {
+func (c *secretCache) lookup(e *cachedSecret, cacheRV uint64, shown bool) (*secretMeta, bool) {
 	switch {
 	case e == nil:
 		return nil, false
-	case !shown && e.secret == nil:
+	case !shown && e.meta == nil:
 		return nil, true // deleted here
 	case !shown && !e.seen && c.now().Sub(e.at) < cacheLag:
-		return e.secret, true // written here, the metadata cache lags
+		return e.meta, true // written here, the metadata cache lags
 	case !shown:
 		return nil, false // gone, or never in the metadata cache: ask
-	case cacheRV == e.rv && e.secret != nil:
+	case cacheRV == e.rv && e.meta != nil:
 		e.seen = true
-		return e.secret, true
+		return e.meta, true
 	case cacheRV <= e.rv:
 		// The metadata cache has not caught up with a write (or delete) here.
-		return e.secret, true
+		return e.meta, true
 	}
 	return nil, false // someone else wrote it since
 }

@@ -3,7 +3,6 @@ package helm
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -45,17 +44,12 @@ func (v *cachedSecrets) DeleteCollection(ctx context.Context, opts metav1.Delete
 	v.c.mu.Lock()
 	defer v.c.mu.Unlock()
 	for key, e := range v.c.inNamespace(v.ns, sel) {
-		if e.secret != nil && sel.Matches(labels.Set(e.labels)) && fsel.Matches(secretFields(e.secret)) {
+		if e.meta != nil && sel.Matches(labels.Set(e.labels)) && fsel.Matches(secretFields(v.ns, key[len(v.ns)+1:], e.meta.typ)) {
 			v.c.bury(key)
 		}
 	}
 	v.c.sweep()
 	return nil
-}
-
-// secretFields are the fields a Secret can be selected by.
-func secretFields(s *corev1.Secret) fields.Set {
-	return fields.Set{"metadata.name": s.Name, "metadata.namespace": s.Namespace, "type": string(s.Type)}
 }
 
 // bury leaves a tombstone for ns/name (with c.mu held): until the metadata
@@ -68,7 +62,7 @@ func (c *secretCache) bury(key string) {
 	}
 	// A tombstone's version is the one deleted, so the metadata cache's
 	// copy of that version (or an older one) counts as gone.
-	e.secret, e.data, e.at = nil, packedData{}, c.now()
+	e.meta, e.data, e.at = nil, packedData{}, c.now()
 	if e.rv == 0 {
 		e.rv = ^uint64(0) >> 1 // not known: believe the tombstone until forgotten
 	}

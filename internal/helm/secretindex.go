@@ -2,6 +2,7 @@ package helm
 
 import (
 	"iter"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -16,10 +17,9 @@ func (c *secretCache) put(key string, e *cachedSecret) {
 	c.drop(key)
 	c.secrets[key] = e
 	if rk, ok := releaseKey(key, e.labels); ok {
-		if c.byRelease[rk] == nil {
-			c.byRelease[rk] = map[string]struct{}{}
-		}
-		c.byRelease[rk][key] = struct{}{}
+		// Sized to its keys (slices.Concat): a release has a few
+		// revisions, and a map of them held eight slots.
+		c.byRelease[rk] = slices.Concat(c.byRelease[rk], []string{key})
 	}
 }
 
@@ -31,9 +31,12 @@ func (c *secretCache) drop(key string) {
 	}
 	delete(c.secrets, key)
 	if rk, ok := releaseKey(key, e.labels); ok {
-		delete(c.byRelease[rk], key)
-		if len(c.byRelease[rk]) == 0 {
+		// A copy: inNamespace's caller may be ranging over the old slice.
+		keys := slices.DeleteFunc(slices.Clone(c.byRelease[rk]), func(k string) bool { return k == key })
+		if len(keys) == 0 {
 			delete(c.byRelease, rk)
+		} else {
+			c.byRelease[rk] = keys
 		}
 	}
 }
@@ -69,7 +72,7 @@ func (c *secretCache) candidates(ns string, sel labels.Selector, shown map[strin
 func (c *secretCache) inNamespace(ns string, sel labels.Selector) iter.Seq2[string, *cachedSecret] {
 	return func(yield func(string, *cachedSecret) bool) {
 		if rel, named := sel.RequiresExactMatch("name"); named {
-			for key := range c.byRelease[ns+"/"+rel] {
+			for _, key := range c.byRelease[ns+"/"+rel] {
 				if !yield(key, c.secrets[key]) {
 					return
 				}
