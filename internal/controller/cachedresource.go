@@ -17,15 +17,18 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
-// cachedResource is a custom resource as the manager cache keeps it: its
-// metadata decoded (the cache indexes it, the watch's predicates and
-// selector read it), everything else encoded as JSON.
+// cachedResource is an object as a cache keeps it: its metadata decoded
+// (the cache indexes it, the watch's predicates and selector read it),
+// everything else encoded as JSON. The manager cache keeps custom
+// resources so, and the dependents cache released objects reduced to what
+// their readiness reads (reducer).
 //
 // Decoded into maps, a custom resource's spec and status took three times
 // the memory of their JSON (make bench: 9 KiB for a resource of 3.8 KiB,
 // the largest part of what the operator held per release). Nothing reads
-// a cached resource but the reconciler, once per reconcile, so it is kept
-// as JSON and decoded when read.
+// a cached resource but the reconciler, once per reconcile, and nothing
+// reads a reduced object but a readiness check after it changed, so they
+// are kept as JSON and decoded when read.
 //
 // The cache hands out copies (DeepCopyObject), and callers ask it for
 // *unstructured.Unstructured: DeepCopyObject therefore returns the
@@ -89,7 +92,8 @@ func (r *cachedResource) Unstructured() (*unstructured.Unstructured, error) {
 // encoding a decoded object, so it decodes; should it ever not, the copy
 // holds the metadata and cacheDecodeError, and the reconciler stops at it
 // (Reconciler.Reconcile) rather than act on a resource without its spec
-// and status. (client-go's KUBE_CACHE_MUTATION_DETECTOR, which compares a
+// and status; a reduced object without its status reads as not ready.
+// (client-go's KUBE_CACHE_MUTATION_DETECTOR, which compares a
 // cached object with its copy, cannot be used with this cache.)
 func (r *cachedResource) DeepCopyObject() runtime.Object {
 	u, err := r.Unstructured()

@@ -9,10 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/readiness"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
@@ -76,6 +78,48 @@ func TestCacheTransform(t *testing.T) {
 	other := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Other", "metadata": map[string]any{"name": "b"}}}
 	if got, err := tr(other); err != nil || got != any(other) || passed != 1 {
 		t.Errorf("an object of another kind: %T, %v, passed on %d times", got, err, passed)
+	}
+}
+
+// TestReducerKeepsReducedObjectsAsJSON: the dependents cache keeps a
+// released object reduced for its readiness as a cachedResource, and what
+// the engine reads back is the reduction; an object of a kind kept whole
+// is kept as decoded.
+func TestReducerKeepsReducedObjectsAsJSON(t *testing.T) {
+	doc := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"team-a","uid":"u-1","resourceVersion":"812","generation":4,
+		"creationTimestamp":"2026-11-28T08:00:00Z","labels":{"app":"web"},"annotations":{"deployment.kubernetes.io/revision":"2"},
+		"managedFields":[{"manager":"chartkeeper","operation":"Apply","apiVersion":"apps/v1","time":"2026-11-28T08:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{}}}]},
+		"spec":{"replicas":3,"progressDeadlineSeconds":600,"strategy":{"type":"RollingUpdate"},"selector":{"matchLabels":{"app":"web"}},
+			"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}},
+		"status":{"observedGeneration":4,"replicas":3,"updatedReplicas":3,"readyReplicas":3,"availableReplicas":3,
+			"conditions":[{"type":"Available","status":"True","reason":"MinimumReplicasAvailable","message":"Deployment has minimum availability.","lastUpdateTime":"2026-11-28T08:01:00Z","lastTransitionTime":"2026-11-28T08:01:00Z"},
+				{"type":"Progressing","status":"True","reason":"NewReplicaSetAvailable","message":"ReplicaSet \"web-7c5b\" has successfully progressed.","lastUpdateTime":"2026-11-28T08:01:00Z","lastTransitionTime":"2026-11-28T08:00:00Z"}]}}`
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON([]byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	want := readiness.Reduce(u.DeepCopy())
+	kept, err := reducer(nil)(u.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := kept.(*cachedResource)
+	if !ok {
+		t.Fatalf("a reduced Deployment is kept as %T", kept)
+	}
+	if r.GetResourceVersion() != "812" || r.GetGeneration() != 4 {
+		t.Errorf("metadata as kept: resourceVersion %s, generation %d", r.GetResourceVersion(), r.GetGeneration())
+	}
+	got := r.DeepCopyObject().(*unstructured.Unstructured)
+	if !reflect.DeepEqual(got.Object, want.Object) {
+		t.Errorf("read back\n%#v\nwant the reduction\n%#v", got.Object, want.Object)
+	}
+	whole, err := reducer([]schema.GroupKind{{Group: "apps", Kind: "Deployment"}})(u.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := whole.(*unstructured.Unstructured); !ok || w.Object["spec"].(map[string]any)["template"] == nil {
+		t.Errorf("a Deployment of a kind kept whole is kept as %T, without its template", whole)
 	}
 }
 

@@ -83,7 +83,10 @@ func newCache(mgr manager.Manager, namespaces []string, opts cache.Options) (cac
 
 // reducer is the dependents cache's transform: metadata kept as
 // dependentMeta, objects reduced to what kstatus reads but those of the
-// kinds in whole, and their strings interned.
+// kinds in whole, and their strings interned. A reduced object is kept as
+// a cachedResource, its status and spec as JSON: decoded, a Deployment's
+// conditions alone were maps of a few hundred bytes each, and the engine
+// reads a reduced object only when its version changed (statusOf).
 func reducer(whole []schema.GroupKind) func(o any) (any, error) {
 	return func(o any) (any, error) {
 		switch x := o.(type) {
@@ -91,7 +94,7 @@ func reducer(whole []schema.GroupKind) func(o any) (any, error) {
 			return dependentMeta(x), nil
 		case *unstructured.Unstructured:
 			if !slices.Contains(whole, x.GroupVersionKind().GroupKind()) {
-				return intern.Kept(readiness.Reduce(x))
+				return resourceTransform(readiness.Reduce(x)), nil
 			}
 		}
 		return intern.Kept(o)
