@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"maps"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,7 +46,7 @@ func keepMeta(s *corev1.Secret, labels map[string]string) *secretMeta {
 		whole := &corev1.Secret{TypeMeta: s.TypeMeta, Immutable: m.immutable, Type: s.Type}
 		s.ObjectMeta.DeepCopyInto(&whole.ObjectMeta)
 		whole.ManagedFields = nil
-		intern.Default.Meta(whole)
+		intern.Default.Meta(whole) // interns a copy of the labels: labels, shared, is never written
 		whole.Labels = labels
 		m.whole = whole
 	}
@@ -71,14 +72,8 @@ func (m *secretMeta) secret(ns, name string, labels map[string]string, rv uint64
 	}
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
 		Name: name, Namespace: ns, UID: m.uid, ResourceVersion: strconv.FormatUint(rv, 10),
-		CreationTimestamp: m.created,
+		CreationTimestamp: m.created, Labels: maps.Clone(labels),
 	}, Type: m.typ}
-	if labels != nil {
-		s.Labels = make(map[string]string, len(labels))
-		for k, v := range labels {
-			s.Labels[k] = v
-		}
-	}
 	if m.immutable != nil {
 		s.Immutable = new(bool)
 		*s.Immutable = *m.immutable
