@@ -2,13 +2,11 @@ package helm
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -92,12 +90,6 @@ func revisionSecret(key string, rls *release.Release, stamp string) (*corev1.Sec
 	}, nil
 }
 
-// gzipWriters are reused compressors (Reset between uses).
-var gzipWriters = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(nil, gzip.BestCompression) // a valid level: no error
-	return w
-}}
-
 // encodeRelease is Helm's: base64 of the gzip (best compression) of the
 // release's JSON.
 func encodeRelease(rls *release.Release) (string, error) {
@@ -106,13 +98,7 @@ func encodeRelease(rls *release.Release) (string, error) {
 		return "", err
 	}
 	var buf bytes.Buffer
-	w := gzipWriters.Get().(*gzip.Writer)
-	defer gzipWriters.Put(w)
-	w.Reset(&buf)
-	if _, err := w.Write(b); err != nil {
-		return "", err
-	}
-	if err := w.Close(); err != nil {
+	if err := gzipTo(&buf, b); err != nil {
 		return "", err
 	}
 	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil

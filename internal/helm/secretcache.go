@@ -122,6 +122,10 @@ func parseRV(s string) (uint64, bool) {
 // remember stores a Secret as the API server returned it.
 func (c *secretCache) remember(s *corev1.Secret) {
 	rv, ok := parseRV(s.ResourceVersion)
+	var data packedData
+	if ok {
+		data = pack(s.Data) // before the lock: it may decompress the payload
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := s.Namespace + "/" + s.Name
@@ -131,7 +135,7 @@ func (c *secretCache) remember(s *corev1.Secret) {
 	}
 	// Its labels are those of the metadata cache's copy (package intern).
 	l := intern.Default.Map(maps.Clone(s.Labels))
-	c.put(key, &cachedSecret{meta: keepMeta(s, l), data: pack(s.Data), labels: l, rv: rv, at: c.now()})
+	c.put(key, &cachedSecret{meta: keepMeta(s, l), data: data, labels: l, rv: rv, at: c.now()})
 	if rel := s.Labels["name"]; rel != "" {
 		delete(c.absent, s.Namespace+"/"+rel)
 	}
@@ -161,16 +165,23 @@ func (c *secretCache) sweep() {
 // the caller owns; nil: it is gone), given the metadata cache's
 // resourceVersion of it (shown false: the metadata cache has no such
 // Secret). ok is false when only the API server can tell.
-func (c *secretCache) resolve(ns, name string, cacheRV uint64, shown bool) (s *corev1.Secret, ok bool) {
+func (c *secretCache) resolve(ns, name string, cacheRV uint64, shown bool) (*corev1.Secret, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	e := c.secrets[ns+"/"+name]
 	m, ok := c.lookup(e, cacheRV, shown)
 	if m == nil {
+		c.mu.Unlock()
 		return nil, ok
 	}
-	s = m.secret(ns, name, e.labels, e.rv)
-	s.Data = e.data.unpack()
+	s, data := m.secret(ns, name, e.labels, e.rv), e.data
+	c.mu.Unlock()
+	// After the lock: the payload may decompress. Packed data is never
+	// changed, only replaced.
+	d, err := data.unpack()
+	if err != nil {
+		return nil, false // the API server answers
+	}
+	s.Data = d
 	return s, true
 }
 

@@ -8,10 +8,10 @@ import (
 // packedData is a release Secret's data as the secret cache keeps it.
 // Helm's payload, data["release"], is base64 text of the gzip of the
 // release: the cache keeps the gzip bytes it decodes to, a quarter smaller,
-// and gives the same text back. A value that would not come back the same
-// (not canonical base64) and every other key are kept as they are.
+// its chart kept once for every revision that has it (payload). A value
+// that is not canonical base64 and every other key are kept as they are.
 type packedData struct {
-	release []byte            // data["release"] decoded (nil: not packed)
+	release payload           // data["release"] decoded (gz nil: not packed)
 	rest    map[string][]byte // the other keys (and release, if not packed)
 }
 
@@ -22,11 +22,11 @@ func pack(data map[string][]byte) packedData {
 	var p packedData
 	if text := data[releaseKeyName]; len(text) > 0 {
 		if raw, canonical := decodeCanonical(text); canonical {
-			p.release = raw
+			p.release = packPayload(raw)
 		}
 	}
 	for k, v := range data {
-		if k == releaseKeyName && p.release != nil {
+		if k == releaseKeyName && p.release.gz != nil {
 			continue
 		}
 		if p.rest == nil {
@@ -51,17 +51,23 @@ func decodeCanonical(text []byte) ([]byte, bool) {
 	return raw[:n:n], true
 }
 
-// unpack returns the data as it was packed (a copy the caller owns).
-func (p packedData) unpack() map[string][]byte {
-	if p.release == nil && p.rest == nil {
-		return nil
+// unpack returns the data (a copy the caller owns): every key as it was
+// packed, the release payload as its text gives it (payload.text: the same
+// release, maybe without the gzip).
+func (p packedData) unpack() (map[string][]byte, error) {
+	if p.release.gz == nil && p.rest == nil {
+		return nil, nil
 	}
 	out := make(map[string][]byte, len(p.rest)+1)
 	for k, v := range p.rest {
 		out[k] = bytes.Clone(v)
 	}
-	if p.release != nil {
-		out[releaseKeyName] = base64.StdEncoding.AppendEncode(nil, p.release)
+	if p.release.gz != nil {
+		text, err := p.release.text()
+		if err != nil {
+			return nil, err
+		}
+		out[releaseKeyName] = text
 	}
-	return out
+	return out, nil
 }

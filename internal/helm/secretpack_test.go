@@ -26,20 +26,23 @@ func TestPackGivesTheSameDataBack(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := pack(c.data)
-			if got := p.release != nil; got != c.packed {
+			if got := p.release.gz != nil; got != c.packed {
 				t.Errorf("packed = %v, want %v", got, c.packed)
 			}
-			if c.packed && len(p.release) >= len(c.data["release"]) {
-				t.Errorf("packed payload is %d bytes, its text %d: want it smaller", len(p.release), len(c.data["release"]))
+			if c.packed && len(p.release.gz) >= len(c.data["release"]) {
+				t.Errorf("packed payload is %d bytes, its text %d: want it smaller", len(p.release.gz), len(c.data["release"]))
 			}
-			got := p.unpack()
+			got, err := p.unpack()
+			if err != nil {
+				t.Fatal(err)
+			}
 			if !maps.EqualFunc(got, c.data, bytes.Equal) {
 				t.Errorf("unpack = %q, want %q", got, c.data)
 			}
 			for k := range got {
 				got[k] = nil // the caller's copy: the packed data must not change
 			}
-			if again := p.unpack(); !maps.EqualFunc(again, c.data, bytes.Equal) {
+			if again, _ := p.unpack(); !maps.EqualFunc(again, c.data, bytes.Equal) {
 				t.Errorf("after the caller changed its copy, unpack = %q, want %q", again, c.data)
 			}
 		})
