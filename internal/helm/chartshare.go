@@ -82,7 +82,7 @@ func (p payload) text() ([]byte, error) {
 	chart := p.chart.Value()
 	text := bytes.NewBuffer(make([]byte, 0, base64.StdEncoding.EncodedLen(len(body)+len(chart))))
 	enc := base64.NewEncoder(base64.StdEncoding, text)
-	enc.Write(body[:p.at]) // writes to a bytes.Buffer do not fail
+	enc.Write(body[:p.at])  // writes to a bytes.Buffer do not fail
 	var chunk [3 << 10]byte // the chart string in pieces, not one copy of it
 	for rest := chart; rest != ""; {
 		n := copy(chunk[:], rest)

@@ -3,6 +3,7 @@ package helm
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -14,11 +15,12 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	helmtime "helm.sh/helm/v3/pkg/time"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
 // webappRelease is revision version of release name in ns, of the webapp
 // chart, with values and a manifest of its own.
-func webappRelease(t *testing.T, name, ns string, version int) *release.Release {
+func webappRelease(t testing.TB, name, ns string, version int) *release.Release {
 	t.Helper()
 	ch, err := loader.Load("../../charts/webapp")
 	if err != nil {
@@ -158,8 +160,9 @@ func TestPackKeepsOtherPayloadsAsTheyCame(t *testing.T) {
 // Through Helm's storage on the secret cache: what a cached read returns
 // is the release that was written, chart and all.
 func TestStorageReadsSharedChartsBack(t *testing.T) {
-	cs, _ := liveSecrets(t)
-	c := newSecretCache(&metaView{items: map[string]metav1.PartialObjectMetadata{}}, ManagedSecrets)
+	cs, calls := liveSecrets(t)
+	meta := &metaView{items: map[string]metav1.PartialObjectMetadata{}}
+	c := newSecretCache(meta, ManagedSecrets)
 	st := newStorage(c.view(cs.CoreV1().Secrets("a"), "a"), StorageSecret, func(string, ...any) {})
 	var wrote []*release.Release
 	for _, name := range []string{"web", "shop"} {
@@ -179,6 +182,28 @@ func TestStorageReadsSharedChartsBack(t *testing.T) {
 		if !bytes.Equal(gj, wj) {
 			t.Errorf("%s read back differs from what was written", want.Name)
 		}
+	}
+	// A reader of metadata only (the engine's list of stored revisions)
+	// gets the Secrets without data, from the cache; others get the data.
+	live, _ := cs.CoreV1().Secrets("a").List(context.Background(), metav1.ListOptions{})
+	for i := range live.Items {
+		meta.show(&live.Items[i])
+	}
+	calls.Store(0)
+	for _, v := range []struct {
+		view     clientcorev1.SecretInterface
+		withData bool
+	}{{c.metadataView(cs.CoreV1().Secrets("a"), "a"), false}, {c.view(cs.CoreV1().Secrets("a"), "a"), true}} {
+		l, err := v.view.List(context.Background(), metav1.ListOptions{LabelSelector: "owner=helm,name=web"})
+		if err != nil || len(l.Items) != 1 {
+			t.Fatalf("list: %v, %v", l, err)
+		}
+		if got := l.Items[0]; (got.Data != nil) != v.withData || got.Labels["name"] != "web" {
+			t.Errorf("with data %v: got data %v, labels %v", v.withData, got.Data != nil, got.Labels)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("%d requests: want the cache to answer", n)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

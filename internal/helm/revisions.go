@@ -66,7 +66,7 @@ func (c *Client) StoredRevisions(ctx context.Context, name, namespace string) ([
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 		return out, nil
 	}
-	secrets := c.secrets.view(c.clientset.CoreV1().Secrets(namespace), namespace)
+	secrets := c.secrets.metadataView(c.clientset.CoreV1().Secrets(namespace), namespace)
 	list, err := secrets.List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{"owner": "helm", "name": name}).String()})
 	if err != nil {
 		return nil, fmt.Errorf("listing release revisions: %w", err)

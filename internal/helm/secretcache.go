@@ -108,10 +108,22 @@ func (c *secretCache) view(live clientcorev1.SecretInterface, ns string) clientc
 	return &cachedSecrets{SecretInterface: live, c: c, ns: ns}
 }
 
+// metadataView is view for a reader of the Secrets' metadata only: what
+// the cache answers comes without data (no payload is unpacked for it).
+func (c *secretCache) metadataView(live clientcorev1.SecretInterface, ns string) clientcorev1.SecretInterface {
+	if v, ok := c.view(live, ns).(*cachedSecrets); ok {
+		v.withoutData = true
+		return v
+	}
+	return live
+}
+
 type cachedSecrets struct {
 	clientcorev1.SecretInterface
 	c  *secretCache
 	ns string
+	// withoutData: answers from the cache carry no data (metadataView).
+	withoutData bool
 }
 
 func parseRV(s string) (uint64, bool) {
@@ -165,7 +177,7 @@ func (c *secretCache) sweep() {
 // the caller owns; nil: it is gone), given the metadata cache's
 // resourceVersion of it (shown false: the metadata cache has no such
 // Secret). ok is false when only the API server can tell.
-func (c *secretCache) resolve(ns, name string, cacheRV uint64, shown bool) (*corev1.Secret, bool) {
+func (c *secretCache) resolve(ns, name string, cacheRV uint64, shown, withData bool) (*corev1.Secret, bool) {
 	c.mu.Lock()
 	e := c.secrets[ns+"/"+name]
 	m, ok := c.lookup(e, cacheRV, shown)
@@ -175,6 +187,9 @@ func (c *secretCache) resolve(ns, name string, cacheRV uint64, shown bool) (*cor
 	}
 	s, data := m.secret(ns, name, e.labels, e.rv), e.data
 	c.mu.Unlock()
+	if !withData {
+		return s, true
+	}
 	// After the lock: the payload may decompress. Packed data is never
 	// changed, only replaced.
 	d, err := data.unpack()
@@ -223,7 +238,7 @@ func (v *cachedSecrets) Get(ctx context.Context, name string, opts metav1.GetOpt
 		return v.liveGet(ctx, name, opts)
 	}
 	notFound := apierrors.NewNotFound(schema.GroupResource{Resource: "secrets"}, name)
-	if s, ok := v.c.resolve(v.ns, name, cacheRV, shown); ok {
+	if s, ok := v.c.resolve(v.ns, name, cacheRV, shown, !v.withoutData); ok {
 		if s == nil {
 			return nil, notFound
 		}
@@ -291,7 +306,7 @@ func (v *cachedSecrets) List(ctx context.Context, opts metav1.ListOptions) (*cor
 	out := &corev1.SecretList{}
 	for _, name := range names {
 		rv, isShown := shown[name]
-		s, ok := v.c.resolve(v.ns, name, rv, isShown)
+		s, ok := v.c.resolve(v.ns, name, rv, isShown, !v.withoutData)
 		if !ok {
 			if s, err = v.liveGet(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 				v.c.forget(v.ns, name)
