@@ -1,8 +1,10 @@
 package operator
 
 import (
+	"context"
 	"fmt"
 
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -11,6 +13,7 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/controller"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/recorder"
 	"github.com/chartkeeper/chartkeeper/internal/release"
 )
 
@@ -48,9 +51,15 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 	if err != nil {
 		return fmt.Errorf("creating the valuesFrom watches: %w", err)
 	}
+	events := recorder.New(op.mgr.GetScheme(), "chartkeeper", func(ctx context.Context, ev *eventsv1.Event) error {
+		return live.Create(ctx, ev)
+	}, op.log.WithName("events"))
+	if err := op.mgr.Add(events); err != nil {
+		return err
+	}
 	engine, err := release.NewEngine(hc, deps, live,
 		release.WithLogger(op.log.WithName("release")),
-		release.WithRecorder(op.mgr.GetEventRecorder("chartkeeper")),
+		release.WithRecorder(events),
 		release.WithWatchKind(deps.WatchKind),
 		release.WithStatusCache(deps),
 		release.WithHooks(o.hooks),
