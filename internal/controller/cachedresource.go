@@ -38,9 +38,9 @@ import (
 type cachedResource struct {
 	metav1.TypeMeta
 	metav1.ObjectMeta
-	// rest is the object without its metadata, as JSON; never changed once
-	// made.
-	rest []byte
+	// rest is the object without its metadata, as JSON packed against
+	// another object of its kind (jsonpack.go); never changed once made.
+	rest packedJSON
 }
 
 var _ client.Object = &cachedResource{}
@@ -68,7 +68,7 @@ func newCachedResource(u *unstructured.Unstructured) (*cachedResource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
-	r.rest = b
+	r.rest = packJSON(r.GroupVersionKind(), b)
 	intern.Default.Meta(r)
 	return r, nil
 }
@@ -76,7 +76,7 @@ func newCachedResource(u *unstructured.Unstructured) (*cachedResource, error) {
 // Unstructured decodes the resource.
 func (r *cachedResource) Unstructured() (*unstructured.Unstructured, error) {
 	obj := map[string]any{}
-	if err := utiljson.Unmarshal(r.rest, &obj); err != nil {
+	if err := r.rest.unpack(func(js []byte) error { return utiljson.Unmarshal(js, &obj) }); err != nil {
 		return nil, fmt.Errorf("decoding the cached %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
 	}
 	md, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&r.ObjectMeta)

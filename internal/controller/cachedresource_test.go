@@ -126,11 +126,21 @@ func TestReducerKeepsReducedObjectsAsJSON(t *testing.T) {
 // TestUndecodableCachedResourceIsMarked: a cached resource whose JSON does
 // not decode reads back marked, for the reconciler to stop at.
 func TestUndecodableCachedResourceIsMarked(t *testing.T) {
-	r := &cachedResource{rest: []byte("{not json")}
-	r.SetName("broken")
-	u := r.DeepCopyObject().(*unstructured.Unstructured)
-	if _, ok := u.Object[cacheDecodeError]; !ok || u.GetName() != "broken" {
-		t.Errorf("read back %v", u.Object)
+	gvk := schema.GroupVersionKind{Group: "pack.test", Version: "v1", Kind: "Broken"}
+	packed := packJSON(gvk, benchStatus("broken", 1))
+	if packed.dict == nil {
+		t.Fatal("not compressed")
+	}
+	for name, rest := range map[string]packedJSON{
+		"not JSON":          {b: []byte("{not json")},
+		"a corrupted block": {b: packed.b[:len(packed.b)/2], dict: packed.dict},
+	} {
+		r := &cachedResource{rest: rest}
+		r.SetName("broken")
+		u := r.DeepCopyObject().(*unstructured.Unstructured)
+		if _, ok := u.Object[cacheDecodeError]; !ok || u.GetName() != "broken" {
+			t.Errorf("%s: read back %v", name, u.Object)
+		}
 	}
 }
 
