@@ -14,9 +14,11 @@ import (
 // Objects of one kind repeat each other's JSON: field names, condition
 // types, reasons and messages, the chart's name, the inventory's kinds.
 // What differs is names, times, digests. Compressed against another
-// object of the kind, a custom resource's spec and status of make bench
-// keep about a third of their JSON. S2 (github.com/klauspost/compress,
-// already linked for etcd's client) takes microseconds to pack and unpack.
+// object of the kind, a bench-shaped custom resource's spec and status
+// keep under a quarter of their JSON (jsonpack_test.go). S2
+// (github.com/klauspost/compress, already linked through minio-go, the
+// etcd app's S3 client) packs one in under 2 µs and unpacks it in under
+// 0.2, against 22 µs to decode its JSON, which every read does anyway.
 type packedJSON struct {
 	b    []byte   // the S2 block; the JSON itself when dict is nil
 	dict *s2.Dict // nil: b is not compressed
