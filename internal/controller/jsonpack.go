@@ -88,6 +88,3 @@ func (p packedJSON) unpack(use func(js []byte) error) error {
 	*buf = js
 	return use(js)
 }
-
-// size is what the packed JSON holds.
-func (p packedJSON) size() int { return len(p.b) }

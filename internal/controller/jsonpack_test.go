@@ -11,6 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// size is what the packed JSON holds.
+func (p packedJSON) size() int { return len(p.b) }
+
 // benchStatus is a custom resource's spec and status shaped as the
 // operator writes them after an install and an upgrade.
 func benchStatus(name string, rev int) []byte {

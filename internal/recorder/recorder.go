@@ -9,8 +9,8 @@
 // engine's Events are about a custom resource whose status it writes after
 // every step that records one, so no Event of chartkeeper's ever repeats
 // another's key: the copies bought nothing and held about 1 KB per Event
-// (2 MB of the operator's live heap after the upgrade of make bench at
-// N=1,000, docs/benchmarks.md). This package keeps nothing of an Event once
+// (1.7 MB of the operator's live heap at the end of make bench's upgrade
+// at N=1,000, docs/benchmarks.md). This package keeps nothing of an Event once
 // it is sent.
 //
 // # What it keeps of client-go's
