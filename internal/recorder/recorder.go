@@ -21,7 +21,8 @@
 // counted (chartkeeper_events_dropped_total), as client-go's broadcaster
 // drops past its 1,000. An Event the API server could not take for a
 // passing reason (unreachable, timeout, throttled, a 5xx) is tried again,
-// at most MaxTries times in all; one it refused is not.
+// at most MaxTries times in all; one it refused is not. Each Event is also
+// logged at debug level (V(1)), as the manager's recorder logged it.
 package recorder
 
 import (
@@ -38,6 +39,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record/util"
 	"k8s.io/client-go/tools/reference"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/chartkeeper/chartkeeper/internal/metrics"
@@ -98,6 +100,10 @@ func (r *Recorder) Eventf(regarding, related runtime.Object, eventtype, reason, 
 		r.log.Error(err, "not recording an Event", "reason", reason)
 		return
 	}
+	// In the log too, at debug level, as client-go's broadcaster does for
+	// the manager's recorder.
+	r.log.V(1).Info("Event occurred", "object", klog.KRef(ev.Regarding.Namespace, ev.Regarding.Name),
+		"kind", ev.Regarding.Kind, "apiVersion", ev.Regarding.APIVersion, "type", ev.Type, "reason", ev.Reason, "action", ev.Action, "note", ev.Note)
 	r.enqueue(&queued{ev: ev})
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -102,6 +103,17 @@ func TestEventIsTheOneClientGoMakes(t *testing.T) {
 	}
 	if _, err := r.event(webapp("shop"), nil, "Odd", "X", "Reconcile", "n"); err == nil {
 		t.Error("an event type other than Normal or Warning was taken")
+	}
+}
+
+func TestEachEventIsLoggedAtDebugLevel(t *testing.T) {
+	var lines []string
+	r := newRecorder(newSink())
+	r.log = funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: 1})
+	r.Eventf(webapp("shop"), nil, corev1.EventTypeWarning, "UpgradeFailed", "Reconcile", "upgrade of %s failed", "shop")
+	if len(lines) != 1 || !strings.Contains(lines[0], `"note"="upgrade of shop failed"`) || !strings.Contains(lines[0], `"reason"="UpgradeFailed"`) ||
+		!strings.Contains(lines[0], `"object"={"name"="shop" "namespace"="shop"}`) {
+		t.Errorf("logged %q", lines)
 	}
 }
 
