@@ -102,8 +102,10 @@ func (r *Recorder) Eventf(regarding, related runtime.Object, eventtype, reason, 
 	}
 	// In the log too, at debug level, as client-go's broadcaster does for
 	// the manager's recorder.
-	r.log.V(1).Info("Event occurred", "object", klog.KRef(ev.Regarding.Namespace, ev.Regarding.Name),
-		"kind", ev.Regarding.Kind, "apiVersion", ev.Regarding.APIVersion, "type", ev.Type, "reason", ev.Reason, "action", ev.Action, "note", ev.Note)
+	if debug := r.log.V(1); debug.Enabled() { // no arguments built for a line not written
+		debug.Info("Event occurred", "object", klog.KRef(ev.Regarding.Namespace, ev.Regarding.Name),
+			"kind", ev.Regarding.Kind, "apiVersion", ev.Regarding.APIVersion, "type", ev.Type, "reason", ev.Reason, "action", ev.Action, "note", ev.Note)
+	}
 	r.enqueue(&queued{ev: ev})
 }
 
