@@ -6,31 +6,42 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"io"
 	"sync"
 	"unique"
+
+	"github.com/chartkeeper/chartkeeper/internal/dictpack"
 )
 
 // payload is a release Secret's data["release"] as the secret cache keeps
-// it: the gzip that Helm's base64 text decodes to, a quarter smaller than
-// the text.
+// it.
 //
-// Most of that gzip is the release's chart: templates, default values,
-// schema and files, the same bytes in every revision of every release of
-// one chart version (three quarters of the gzip with the bench's chart,
-// four fifths with a podinfo-shaped one). So the cache keeps a payload
-// that is the gzip of a JSON object with a chart member as the gzip of the
-// JSON without that member, and the member once for all its holders
-// (package unique: it goes when no payload holds it).
+// Most of Helm's payload (the gzip of the release's JSON) is the
+// release's chart: templates, default values, schema and files, the same
+// bytes in every revision of every release of one chart version (three
+// quarters of the gzip with the bench's chart, four fifths with a
+// podinfo-shaped one). So the cache keeps a payload that is the gzip of a
+// JSON object with a chart member as the JSON without that member (the
+// body) and the member once for all its holders (package unique: it goes
+// when no payload holds it).
+//
+// The body is packed against the body of another release of the same
+// chart (package dictpack, bodyFamilies): two releases of a chart differ
+// in names, values and times, and their rendered manifests in little
+// else, so a bench release's body keeps about a twentieth of its JSON,
+// where its gzip keeps over a quarter. Packing it costs no compressor
+// state; gzip at its best makes a megabyte of it for each.
 //
 // text gives that JSON back byte for byte, base64 without the gzip: Helm's
 // Secret driver decodes a payload with or without gzip (the format of
 // releases stored before it compressed them), so no read pays for a
-// compression. A payload of another shape comes back as it came.
+// compression. A payload of another shape is kept as it came.
 type payload struct {
-	gz    []byte                // with chart: the gzip of the JSON without the chart member
-	chart unique.Handle[string] // the member as it was, its leading comma included; zero: gz is the payload as it came
-	at    int                   // where the member goes back into the JSON
+	asIs  []byte                // chart zero: the payload as it came (gzip or not); nil with body
+	body  dictpack.Packed       // chart set: the JSON without its chart member
+	chart unique.Handle[string] // the member as it was, its leading comma included
+	at    int                   // where the member goes back into the body
 }
 
 // chartMember is the payload's top-level member kept once.
@@ -42,26 +53,39 @@ const maxPayloadJSON = 64 << 20
 
 var gzipMagic = []byte{0x1f, 0x8b, 0x08}
 
+// bodyFamilies packs release bodies, one family per chart (the hash of its
+// member): at most 256 charts hold a dictionary at once, each up to
+// s2.MaxDictSize of a body and its tables.
+var bodyFamilies = dictpack.Families[uint64]{Max: 256}
+
+// chartSeed is the seed of chart members' hashes.
+var chartSeed = maphash.MakeSeed()
+
 // packPayload keeps gz (data["release"] base64-decoded), its chart apart
 // when it has one.
 func packPayload(gz []byte) payload {
 	if !bytes.HasPrefix(gz, gzipMagic) {
-		return payload{gz: gz}
+		return payload{asIs: gz}
 	}
 	js, err := gunzip(gz)
 	if err != nil {
-		return payload{gz: gz}
+		return payload{asIs: gz}
 	}
 	start, end, ok := memberSpan(js, chartMember)
 	if !ok {
-		return payload{gz: gz}
+		return payload{asIs: gz}
 	}
-	body, err := gzipBytes(append(js[:start:start], js[end:]...))
-	if err != nil {
-		return payload{gz: gz}
+	chart := js[start:end]
+	body := append(js[:start:start], js[end:]...) // a slice of its own
+	return payload{
+		body:  bodyFamilies.Pack(maphash.Bytes(chartSeed, chart), body),
+		chart: unique.Make(string(chart)),
+		at:    start,
 	}
-	return payload{gz: body, chart: unique.Make(string(js[start:end])), at: start}
 }
+
+// kept reports whether the payload holds anything.
+func (p payload) kept() bool { return p.asIs != nil || p.shared() }
 
 // shared reports whether the payload's chart is kept apart.
 func (p payload) shared() bool { return p.chart != unique.Handle[string]{} }
@@ -70,27 +94,29 @@ func (p payload) shared() bool { return p.chart != unique.Handle[string]{} }
 // or, its chart kept apart, the base64 of its JSON.
 func (p payload) text() ([]byte, error) {
 	if !p.shared() {
-		return base64.StdEncoding.AppendEncode(nil, p.gz), nil
+		return base64.StdEncoding.AppendEncode(nil, p.asIs), nil
 	}
-	body, err := gunzip(p.gz)
+	var text *bytes.Buffer
+	err := p.body.Unpack(func(body []byte) error {
+		if p.at > len(body) {
+			return errors.New("release payload: chart offset past its body")
+		}
+		chart := p.chart.Value()
+		text = bytes.NewBuffer(make([]byte, 0, base64.StdEncoding.EncodedLen(len(body)+len(chart))))
+		enc := base64.NewEncoder(base64.StdEncoding, text)
+		enc.Write(body[:p.at])  // writes to a bytes.Buffer do not fail
+		var chunk [3 << 10]byte // the chart string in pieces, not one copy of it
+		for rest := chart; rest != ""; {
+			n := copy(chunk[:], rest)
+			enc.Write(chunk[:n])
+			rest = rest[n:]
+		}
+		enc.Write(body[p.at:])
+		return enc.Close()
+	})
 	if err != nil {
 		return nil, err
 	}
-	if p.at > len(body) {
-		return nil, errors.New("release payload: chart offset past its body")
-	}
-	chart := p.chart.Value()
-	text := bytes.NewBuffer(make([]byte, 0, base64.StdEncoding.EncodedLen(len(body)+len(chart))))
-	enc := base64.NewEncoder(base64.StdEncoding, text)
-	enc.Write(body[:p.at])  // writes to a bytes.Buffer do not fail
-	var chunk [3 << 10]byte // the chart string in pieces, not one copy of it
-	for rest := chart; rest != ""; {
-		n := copy(chunk[:], rest)
-		enc.Write(chunk[:n])
-		rest = rest[n:]
-	}
-	enc.Write(body[p.at:])
-	enc.Close()
 	return text.Bytes(), nil
 }
 
@@ -225,31 +251,4 @@ func gunzip(gz []byte) ([]byte, error) {
 		return nil, errPayloadTooLarge
 	}
 	return out.Bytes(), nil
-}
-
-// gzipBytes compresses b as Helm does (best compression), into a slice of
-// its own size.
-func gzipBytes(b []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := gzipTo(&buf, b); err != nil {
-		return nil, err
-	}
-	return bytes.Clone(buf.Bytes()), nil
-}
-
-// gzipWriters are reused compressors (Reset between uses).
-var gzipWriters = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(nil, gzip.BestCompression) // a valid level: no error
-	return w
-}}
-
-// gzipTo writes the gzip of b (best compression) to buf.
-func gzipTo(buf *bytes.Buffer, b []byte) error {
-	w := gzipWriters.Get().(*gzip.Writer)
-	defer gzipWriters.Put(w)
-	w.Reset(buf)
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	return w.Close()
 }

@@ -2,11 +2,13 @@ package helm
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -102,4 +104,21 @@ func encodeRelease(rls *release.Release) (string, error) {
 		return "", err
 	}
 	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
+}
+
+// gzipWriters are reused compressors (Reset between uses).
+var gzipWriters = sync.Pool{New: func() any {
+	w, _ := gzip.NewWriterLevel(nil, gzip.BestCompression) // a valid level: no error
+	return w
+}}
+
+// gzipTo writes the gzip of b (best compression) to buf.
+func gzipTo(buf *bytes.Buffer, b []byte) error {
+	w := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(w)
+	w.Reset(buf)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	return w.Close()
 }

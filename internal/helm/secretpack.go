@@ -7,8 +7,9 @@ import (
 
 // packedData is a release Secret's data as the secret cache keeps it.
 // Helm's payload, data["release"], is base64 text of the gzip of the
-// release: the cache keeps the gzip bytes it decodes to, a quarter smaller,
-// its chart kept once for every revision that has it (payload). A value
+// release: the cache keeps the release's JSON, its chart kept once for
+// every revision that has it and the rest packed against another
+// release's of the chart (payload). A value
 // that is not canonical base64 and every other key are kept as they are.
 type packedData struct {
 	release payload           // data["release"] decoded (gz nil: not packed)
@@ -26,7 +27,7 @@ func pack(data map[string][]byte) packedData {
 		}
 	}
 	for k, v := range data {
-		if k == releaseKeyName && p.release.gz != nil {
+		if k == releaseKeyName && p.release.kept() {
 			continue
 		}
 		if p.rest == nil {
@@ -55,14 +56,14 @@ func decodeCanonical(text []byte) ([]byte, bool) {
 // packed, the release payload as its text gives it (payload.text: the same
 // release, maybe without the gzip).
 func (p packedData) unpack() (map[string][]byte, error) {
-	if p.release.gz == nil && p.rest == nil {
+	if !p.release.kept() && p.rest == nil {
 		return nil, nil
 	}
 	out := make(map[string][]byte, len(p.rest)+1)
 	for k, v := range p.rest {
 		out[k] = bytes.Clone(v)
 	}
-	if p.release.gz != nil {
+	if p.release.kept() {
 		text, err := p.release.text()
 		if err != nil {
 			return nil, err
