@@ -7,8 +7,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -106,14 +108,24 @@ func encodeRelease(rls *release.Release) (string, error) {
 	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
 }
 
-// gzipWriters are reused compressors (Reset between uses).
-var gzipWriters = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(nil, gzip.BestCompression) // a valid level: no error
-	return w
-}}
+// gzipWriters are reused compressors (Reset between uses), at most
+// compressing at once: a compressor's state is about a megabyte, and
+// compressing is all CPU, so more at once than there are CPUs to run them
+// only holds more of them (ten workers writing at once held ten).
+var (
+	gzipWriters = sync.Pool{New: func() any {
+		gzipWritersMade.Add(1)
+		w, _ := gzip.NewWriterLevel(nil, gzip.BestCompression) // a valid level: no error
+		return w
+	}}
+	gzipWritersMade atomic.Int64 // for the tests
+	compressing = make(chan struct{}, runtime.GOMAXPROCS(0))
+)
 
 // gzipTo writes the gzip of b (best compression) to buf.
 func gzipTo(buf *bytes.Buffer, b []byte) error {
+	compressing <- struct{}{}
+	defer func() { <-compressing }()
 	w := gzipWriters.Get().(*gzip.Writer)
 	defer gzipWriters.Put(w)
 	w.Reset(buf)

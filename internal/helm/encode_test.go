@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"testing"
 
@@ -72,21 +75,35 @@ func TestSecretsDriverWritesHelmsSecret(t *testing.T) {
 	}
 }
 
-// Compressors are shared between concurrent writes: each write's data is
-// its own release.
+// Compressors are shared between concurrent writes, no more of them made
+// than there are CPUs: each write's data is its own release.
 func TestEncodeReleaseConcurrently(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // a collection empties the pool: more would be made
+	made := gzipWritersMade.Load()
 	secrets := fake.NewClientset().CoreV1().Secrets("ns")
 	d := newSecretsDriver(secrets, t.Logf)
 	var wg sync.WaitGroup
+	start := make(chan struct{})
 	for i := range 16 {
+		name := fmt.Sprintf("r%d", i)
+		rls := testRelease(name, 1)
+		var m strings.Builder // a large manifest: long enough to compress that the writes overlap
+		for j := range 4000 {
+			fmt.Fprintf(&m, "# line %d of %s\n", j*7919%10007, name)
+		}
+		rls.Manifest = m.String()
 		wg.Go(func() {
-			name := fmt.Sprintf("r%d", i)
-			if err := d.Create("sh.helm.release.v1."+name+".v1", testRelease(name, 1)); err != nil {
+			<-start
+			if err := d.Create("sh.helm.release.v1."+name+".v1", rls); err != nil {
 				t.Error(err)
 			}
 		})
 	}
+	close(start)
 	wg.Wait()
+	if n := gzipWritersMade.Load() - made; n > int64(runtime.GOMAXPROCS(0)) {
+		t.Errorf("16 concurrent writes made %d compressors, want at most %d (GOMAXPROCS)", n, runtime.GOMAXPROCS(0))
+	}
 	for i := range 16 {
 		name := fmt.Sprintf("r%d", i)
 		got, err := d.Get("sh.helm.release.v1." + name + ".v1")
