@@ -119,7 +119,7 @@ var (
 		return w
 	}}
 	gzipWritersMade atomic.Int64 // for the tests
-	compressing = make(chan struct{}, runtime.GOMAXPROCS(0))
+	compressing     = make(chan struct{}, runtime.GOMAXPROCS(0))
 )
 
 // gzipTo writes the gzip of b (best compression) to buf.
