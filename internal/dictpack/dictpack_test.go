@@ -46,72 +46,20 @@ func resourceJSON(name string) []byte {
 // storage keeps it: a ConfigMap, a Service and a Deployment rendered for
 // release name in namespace ns.
 func releaseBody(name, ns, message string, revision int) []byte {
-	manifest := fmt.Sprintf(`---
-# Source: bench/templates/configmap.yaml
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: %[1]s
-  labels:
-    app.kubernetes.io/name: bench
-    app.kubernetes.io/instance: %[1]s
-    app.kubernetes.io/managed-by: Helm
-    helm.sh/chart: bench-0.1.0
-data:
-  message: %[2]q
----
-# Source: bench/templates/service.yaml
-apiVersion: v1
-kind: Service
-metadata:
-  name: %[1]s
-  labels:
-    app.kubernetes.io/name: bench
-    app.kubernetes.io/instance: %[1]s
-    app.kubernetes.io/managed-by: Helm
-    helm.sh/chart: bench-0.1.0
-spec:
-  type: ClusterIP
-  ports:
-    - port: 80
-      targetPort: http
-      protocol: TCP
-      name: http
-  selector:
-    app.kubernetes.io/name: bench
-    app.kubernetes.io/instance: %[1]s
----
-# Source: bench/templates/deployment.yaml
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: %[1]s
-  labels:
-    app.kubernetes.io/name: bench
-    app.kubernetes.io/instance: %[1]s
-    app.kubernetes.io/managed-by: Helm
-    helm.sh/chart: bench-0.1.0
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: bench
-      app.kubernetes.io/instance: %[1]s
-  template:
-    metadata:
-      annotations:
-        bench/message: %[2]q
-      labels:
-        app.kubernetes.io/name: bench
-        app.kubernetes.io/instance: %[1]s
-    spec:
-      containers:
-        - name: bench
-          image: "registry.k8s.io/pause:3.10"
-          ports:
-            - name: http
-              containerPort: 80
-`, name, message)
+	object := func(file, apiVersion, kind, rest string) string {
+		return fmt.Sprintf("---\n# Source: bench/templates/%s\napiVersion: %s\nkind: %s\nmetadata:\n  name: %s\n  labels:\n"+
+			"    app.kubernetes.io/name: bench\n    app.kubernetes.io/instance: %s\n    app.kubernetes.io/managed-by: Helm\n"+
+			"    helm.sh/chart: bench-0.1.0\n%s", file, apiVersion, kind, name, name, rest)
+	}
+	selector := fmt.Sprintf("app.kubernetes.io/name: bench\n%[1]sapp.kubernetes.io/instance: %[2]s\n", "%[1]s", name)
+	manifest := object("configmap.yaml", "v1", "ConfigMap", fmt.Sprintf("data:\n  message: %q\n", message)) +
+		object("service.yaml", "v1", "Service", "spec:\n  type: ClusterIP\n  ports:\n    - port: 80\n      targetPort: http\n"+
+			"      protocol: TCP\n      name: http\n  selector:\n    "+fmt.Sprintf(selector, "    ")) +
+		object("deployment.yaml", "apps/v1", "Deployment", "spec:\n  replicas: 1\n  selector:\n    matchLabels:\n      "+
+			fmt.Sprintf(selector, "      ")+"  template:\n    metadata:\n      annotations:\n"+
+			fmt.Sprintf("        bench/message: %q\n", message)+"      labels:\n        "+fmt.Sprintf(selector, "        ")+
+			"    spec:\n      containers:\n        - name: bench\n          image: \"registry.k8s.io/pause:3.10\"\n"+
+			"          ports:\n            - name: http\n              containerPort: 80\n")
 	b, _ := json.Marshal(map[string]any{
 		"name": name,
 		"info": map[string]any{"first_deployed": "2026-11-28T14:48:38.123456789Z", "last_deployed": "2026-11-28T14:49:38.123456789Z",
