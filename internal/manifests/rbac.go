@@ -82,7 +82,7 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 	}
 	// Helm's release storage; an uninstall deletes a release's history in one request.
 	rs.add("", "secrets", slices.Concat(releasedVerbs, []string{"deletecollection"})...)
-	rs.add("", "events", "create", "patch") // leader election's (client-go's recorder counts repeats with a patch)
+	rs.add("", "events", "create", "patch")     // leader election's (client-go's recorder counts repeats with a patch)
 	rs.add("events.k8s.io", "events", "create") // the engine's Events (internal/recorder) are created, never patched
 
 	role := &rbacv1.ClusterRole{
