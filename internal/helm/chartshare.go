@@ -37,12 +37,23 @@ import (
 // Secret driver decodes a payload with or without gzip (the format of
 // releases stored before it compressed them), so no read pays for a
 // compression. A payload of another shape is kept as it came.
+//
+// A body longer than maxPackedBody is kept as its gzip instead, as before
+// there were dictionaries: past a few KB, what a body repeats of itself
+// outweighs what it shares with another release's, and gzip at its best
+// keeps less of it than S2 does (up to half as much with a long
+// manifest), for a compression that is a small part of the write.
 type payload struct {
-	asIs  []byte                // chart zero: the payload as it came (gzip or not); nil with body
-	body  dictpack.Packed       // chart set: the JSON without its chart member
-	chart unique.Handle[string] // the member as it was, its leading comma included
-	at    int                   // where the member goes back into the body
+	asIs   []byte                // chart zero: the payload as it came (gzip or not)
+	body   dictpack.Packed       // chart set, a body up to maxPackedBody: the JSON without its chart member
+	gzBody []byte                // chart set, a longer body: the gzip of the JSON without its chart member
+	chart  unique.Handle[string] // the member as it was, its leading comma included
+	at     int                   // where the member goes back into the body
 }
+
+// maxPackedBody is the longest body packed against its chart's; a longer
+// one is kept as its gzip (payload).
+const maxPackedBody = 8 << 10
 
 // chartMember is the payload's top-level member kept once.
 const chartMember = "chart"
@@ -77,11 +88,17 @@ func packPayload(gz []byte) payload {
 	}
 	chart := js[start:end]
 	body := append(js[:start:start], js[end:]...) // a slice of its own
-	return payload{
-		body:  bodyFamilies.Pack(maphash.Bytes(chartSeed, chart), body),
-		chart: unique.Make(string(chart)),
-		at:    start,
+	p := payload{chart: unique.Make(string(chart)), at: start}
+	if len(body) <= maxPackedBody {
+		p.body = bodyFamilies.Pack(maphash.Bytes(chartSeed, chart), body)
+		return p
 	}
+	var buf bytes.Buffer
+	if err := gzipTo(&buf, body); err != nil {
+		return payload{asIs: gz}
+	}
+	p.gzBody = bytes.Clone(buf.Bytes())
+	return p
 }
 
 // kept reports whether the payload holds anything.
@@ -96,27 +113,38 @@ func (p payload) text() ([]byte, error) {
 	if !p.shared() {
 		return base64.StdEncoding.AppendEncode(nil, p.asIs), nil
 	}
-	var text *bytes.Buffer
-	err := p.body.Unpack(func(body []byte) error {
-		if p.at > len(body) {
-			return errors.New("release payload: chart offset past its body")
+	if p.gzBody != nil {
+		body, err := gunzip(p.gzBody)
+		if err != nil {
+			return nil, err
 		}
-		chart := p.chart.Value()
-		text = bytes.NewBuffer(make([]byte, 0, base64.StdEncoding.EncodedLen(len(body)+len(chart))))
-		enc := base64.NewEncoder(base64.StdEncoding, text)
-		enc.Write(body[:p.at])  // writes to a bytes.Buffer do not fail
-		var chunk [3 << 10]byte // the chart string in pieces, not one copy of it
-		for rest := chart; rest != ""; {
-			n := copy(chunk[:], rest)
-			enc.Write(chunk[:n])
-			rest = rest[n:]
-		}
-		enc.Write(body[p.at:])
-		return enc.Close()
-	})
-	if err != nil {
-		return nil, err
+		return p.withChart(body)
 	}
+	var text []byte
+	err := p.body.Unpack(func(body []byte) (err error) {
+		text, err = p.withChart(body)
+		return err
+	})
+	return text, err
+}
+
+// withChart is the base64 of body with the chart member back in place.
+func (p payload) withChart(body []byte) ([]byte, error) {
+	if p.at > len(body) {
+		return nil, errors.New("release payload: chart offset past its body")
+	}
+	chart := p.chart.Value()
+	text := bytes.NewBuffer(make([]byte, 0, base64.StdEncoding.EncodedLen(len(body)+len(chart))))
+	enc := base64.NewEncoder(base64.StdEncoding, text)
+	enc.Write(body[:p.at])  // writes to a bytes.Buffer do not fail
+	var chunk [3 << 10]byte // the chart string in pieces, not one copy of it
+	for rest := chart; rest != ""; {
+		n := copy(chunk[:], rest)
+		enc.Write(chunk[:n])
+		rest = rest[n:]
+	}
+	enc.Write(body[p.at:])
+	enc.Close()
 	return text.Bytes(), nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"strings"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -124,6 +125,45 @@ func TestMemberSpan(t *testing.T) {
 	}
 }
 
+// A body up to maxPackedBody is packed against another of its chart's; a
+// longer one (a long manifest) is kept as its gzip, which keeps less of
+// it. Both read back the release as it was stored.
+func TestPackKeepsALongBodyAsItsGzip(t *testing.T) {
+	long := webappRelease(t, "long", "a", 1)
+	var m strings.Builder
+	for i := 0; m.Len() <= 2*maxPackedBody; i++ {
+		fmt.Fprintf(&m, "---\n# Source: webapp/templates/cm-%d.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: long-%d\ndata:\n  port: %q\n", i, i, fmt.Sprint(8000+i))
+	}
+	long.Manifest = m.String()
+	for _, c := range []struct {
+		name   string
+		rel    *release.Release
+		gzBody bool
+	}{
+		{"a short body", webappRelease(t, "short", "a", 1), false},
+		{"a long body", long, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			text, err := encodeRelease(c.rel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := pack(map[string][]byte{"release": []byte(text)})
+			if !p.release.shared() || (p.release.gzBody != nil) != c.gzBody || p.release.body.Compressed() == c.gzBody {
+				t.Errorf("shared %v, kept as gzip %v, packed %v; want shared, gzip %v", p.release.shared(),
+					p.release.gzBody != nil, p.release.body.Compressed(), c.gzBody)
+			}
+			got, err := p.unpack()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(helmDecode(t, got["release"]), helmDecode(t, []byte(text))) {
+				t.Error("reads back other JSON than was stored")
+			}
+		})
+	}
+}
+
 // A payload of another shape is kept, and read back, as it came.
 func TestPackKeepsOtherPayloadsAsTheyCame(t *testing.T) {
 	gz := func(b []byte) []byte {
@@ -217,6 +257,8 @@ func TestStorageReadsSharedChartsBack(t *testing.T) {
 	}
 }
 
-func heldPayloadBytes(p packedData) int { return len(p.release.asIs) + p.release.body.Len() }
+func heldPayloadBytes(p packedData) int {
+	return len(p.release.asIs) + p.release.body.Len() + len(p.release.gzBody)
+}
 
 func sameChart(a, b packedData) bool { return a.release.shared() && a.release.chart == b.release.chart }

@@ -75,8 +75,8 @@ func TestSecretsDriverWritesHelmsSecret(t *testing.T) {
 	}
 }
 
-// Compressors are shared between concurrent writes, no more of them made
-// than there are CPUs: each write's data is its own release.
+// Compressors are shared between concurrent writes, no more of them at
+// work than there are CPUs: each write's data is its own release.
 func TestEncodeReleaseConcurrently(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // a collection empties the pool: more would be made
 	made := gzipWritersMade.Load()
@@ -101,8 +101,11 @@ func TestEncodeReleaseConcurrently(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	if n := gzipWritersMade.Load() - made; n > int64(runtime.GOMAXPROCS(0)) {
-		t.Errorf("16 concurrent writes made %d compressors, want at most %d (GOMAXPROCS)", n, runtime.GOMAXPROCS(0))
+	// At most GOMAXPROCS compress at once; a free one may sit in another
+	// CPU's private slot of the sync.Pool, where a Get does not look, so
+	// up to twice that may be made (without the bound: one per write).
+	if n, most := gzipWritersMade.Load()-made, 2*runtime.GOMAXPROCS(0); n > int64(most) {
+		t.Errorf("16 concurrent writes made %d compressors, want at most %d (twice GOMAXPROCS)", n, most)
 	}
 	for i := range 16 {
 		name := fmt.Sprintf("r%d", i)
