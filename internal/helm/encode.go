@@ -109,9 +109,10 @@ func encodeRelease(rls *release.Release) (string, error) {
 }
 
 // gzipWriters are reused compressors (Reset between uses), at most
-// compressing at once: a compressor's state is about a megabyte, and
-// compressing is all CPU, so more at once than there are CPUs to run them
-// only holds more of them (ten workers writing at once held ten).
+// GOMAXPROCS of them compressing at once: a compressor's state is about a
+// megabyte, and compressing is all CPU, so more at once than there are
+// CPUs to run them only holds more of them (ten workers writing at once
+// held ten).
 var (
 	gzipWriters = sync.Pool{New: func() any {
 		gzipWritersMade.Add(1)

@@ -9,10 +9,10 @@ import (
 // Helm's payload, data["release"], is base64 text of the gzip of the
 // release: the cache keeps the release's JSON, its chart kept once for
 // every revision that has it and the rest packed against another
-// release's of the chart (payload). A value
-// that is not canonical base64 and every other key are kept as they are.
+// release's of the chart, or gzipped when long (payload). A value that
+// is not canonical base64 and every other key are kept as they are.
 type packedData struct {
-	release payload           // data["release"] decoded (gz nil: not packed)
+	release payload           // data["release"] decoded (not kept(): not packed)
 	rest    map[string][]byte // the other keys (and release, if not packed)
 }
 
