@@ -29,7 +29,7 @@ import (
 // The body is packed against the body of another release of the same
 // chart (package dictpack, bodyFamilies): two releases of a chart differ
 // in names, values and times, and their rendered manifests in little
-// else, so a bench release's body keeps about a twentieth of its JSON,
+// else, so a bench release's body keeps 7% of its JSON (dictpack_test.go),
 // where its gzip keeps over a quarter. Packing it costs no compressor
 // state; gzip at its best makes a megabyte of it for each.
 //
