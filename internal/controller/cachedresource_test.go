@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -184,19 +185,24 @@ func (e *env) testCacheKeepsResourcesAsJSON(t *testing.T) {
 		t.Fatal("the cache replayed no custom resource")
 	}
 
-	got := &unstructured.Unstructured{}
-	got.SetGroupVersionKind(f.target.Watch.GroupVersionKind())
-	if err := f.mgr.GetClient().Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: name}, got); err != nil {
-		t.Fatal(err)
-	}
-	if g, _, _ := unstructured.NestedString(got.Object, "spec", "greeting"); g != "bonjour" || got.GetLabels()["tier"] != "web" {
-		t.Errorf("read from the cache: greeting %q, labels %v", g, got.GetLabels())
-	}
-	st, err := api.StatusOf(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := meta.FindStatusCondition(st.Conditions, api.ConditionReady); c == nil || c.Status != metav1.ConditionTrue {
-		t.Errorf("read from the cache, the status has no Ready True: %+v", c)
-	}
+	// The cache follows the API server a moment behind: the resource read
+	// from it reaches Ready True once its watch has seen the status write.
+	testenv.Eventually(t, waitTimeout, func(ctx context.Context) error {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(f.target.Watch.GroupVersionKind())
+		if err := f.mgr.GetClient().Get(ctx, client.ObjectKey{Namespace: f.ns, Name: name}, got); err != nil {
+			return err
+		}
+		if g, _, _ := unstructured.NestedString(got.Object, "spec", "greeting"); g != "bonjour" || got.GetLabels()["tier"] != "web" {
+			return fmt.Errorf("read from the cache: greeting %q, labels %v", g, got.GetLabels())
+		}
+		st, err := api.StatusOf(got)
+		if err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(st.Conditions, api.ConditionReady); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("read from the cache, the status has no Ready True: %+v", c)
+		}
+		return nil
+	})
 }
