@@ -77,3 +77,15 @@ func liveHeap() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// go test ./internal/helm -run '^$' -bench EncodeRelease: what a write's
+// encoding (JSON, gzip at best compression, base64) of a charts/webapp
+// release costs; writes take turns at one compressor for it.
+func BenchmarkEncodeRelease(b *testing.B) {
+	rls := webappRelease(b, "web", "a", 1)
+	for range b.N {
+		if _, err := encodeRelease(rls); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

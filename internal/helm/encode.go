@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -108,30 +107,51 @@ func encodeRelease(rls *release.Release) (string, error) {
 	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
 }
 
-// gzipWriters are reused compressors (Reset between uses), at most
-// GOMAXPROCS of them compressing at once: a compressor's state is about a
-// megabyte, and compressing is all CPU, so more at once than there are
-// CPUs to run them only holds more of them (ten workers writing at once
-// held ten).
-var (
-	gzipWriters = sync.Pool{New: func() any {
-		gzipWritersMade.Add(1)
-		w, _ := gzip.NewWriterLevel(nil, gzip.BestCompression) // a valid level: no error
-		return w
-	}}
-	gzipWritersMade atomic.Int64 // for the tests
-	compressing     = make(chan struct{}, runtime.GOMAXPROCS(0))
-)
+// compressor is the one gzip compressor (best compression, Helm's format)
+// of the process. Its state is about 800 KB, and compressing is all CPU
+// and short (a release of charts/webapp: well under a millisecond), so
+// writes take turns at it. A compressor per write held ten of them with ten
+// workers writing at once; a pool bounded at GOMAXPROCS held two to four
+// (its free ones wait in per-CPU slots that another CPU's Get does not
+// look in). It is dropped after compressorIdle unused, so that an idle
+// operator holds none.
+var compressor struct {
+	mu   sync.Mutex
+	w    *gzip.Writer
+	drop *time.Timer
+}
+
+// compressorIdle is how long the compressor is kept unused.
+const compressorIdle = time.Minute
+
+// gzipWritersMade counts the compressors made, for the tests.
+var gzipWritersMade atomic.Int64
 
 // gzipTo writes the gzip of b (best compression) to buf.
 func gzipTo(buf *bytes.Buffer, b []byte) error {
-	compressing <- struct{}{}
-	defer func() { <-compressing }()
-	w := gzipWriters.Get().(*gzip.Writer)
-	defer gzipWriters.Put(w)
-	w.Reset(buf)
-	if _, err := w.Write(b); err != nil {
+	c := &compressor
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.w == nil {
+		gzipWritersMade.Add(1)
+		c.w, _ = gzip.NewWriterLevel(buf, gzip.BestCompression) // a valid level: no error
+	} else {
+		c.w.Reset(buf)
+	}
+	if c.drop == nil {
+		c.drop = time.AfterFunc(compressorIdle, dropCompressor)
+	} else {
+		c.drop.Reset(compressorIdle)
+	}
+	if _, err := c.w.Write(b); err != nil {
 		return err
 	}
-	return w.Close()
+	return c.w.Close()
+}
+
+// dropCompressor lets the collector have the compressor.
+func dropCompressor() {
+	compressor.mu.Lock()
+	defer compressor.mu.Unlock()
+	compressor.w = nil
 }
