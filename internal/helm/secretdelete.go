@@ -60,6 +60,9 @@ func (c *secretCache) bury(key string) {
 		e = &cachedSecret{}
 		c.put(key, e)
 	}
+	if e.meta != nil {
+		forgetLabels(e.labels) // kept for the index, but no Secret has them now
+	}
 	// A tombstone's version is the one deleted, so the metadata cache's
 	// copy of that version (or an older one) counts as gone.
 	e.meta, e.data, e.at = nil, packedData{}, c.now()

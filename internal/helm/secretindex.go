@@ -2,19 +2,25 @@ package helm
 
 import (
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/chartkeeper/chartkeeper/internal/intern"
 )
 
 // The secret cache's index: its entries by namespace and release (see
 // secretCache.byRelease).
 
 // put stores the entry of ns/name (key) and indexes it by its release
-// (with c.mu held).
+// (with c.mu held). Labels it replaces are stale (forgetLabels).
 func (c *secretCache) put(key string, e *cachedSecret) {
-	c.drop(key)
+	if old := c.secrets[key]; old != nil && !maps.Equal(old.labels, e.labels) {
+		forgetLabels(old.labels)
+	}
+	c.unindex(key)
 	c.secrets[key] = e
 	if rk, ok := releaseKey(key, e.labels); ok {
 		// Sized to its keys (slices.Concat): a release has a few
@@ -23,8 +29,24 @@ func (c *secretCache) put(key string, e *cachedSecret) {
 	}
 }
 
-// drop removes the entry of key and its index entry (with c.mu held).
+// drop removes the entry of key, its index entry and its labels from the
+// intern table (with c.mu held).
 func (c *secretCache) drop(key string) {
+	if e := c.secrets[key]; e != nil {
+		forgetLabels(e.labels)
+	}
+	c.unindex(key)
+}
+
+// forgetLabels drops a release Secret's labels from the intern table once
+// the Secret was rewritten or deleted: each write of a revision (pending,
+// deployed, superseded; its modifiedAt) gives it labels no other Secret
+// will have, and the table would keep the old ones for two of its
+// generations.
+func forgetLabels(l map[string]string) { intern.Default.Forget(l) }
+
+// unindex removes the entry of key and its index entry (with c.mu held).
+func (c *secretCache) unindex(key string) {
 	e, ok := c.secrets[key]
 	if !ok {
 		return

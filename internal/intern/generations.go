@@ -30,3 +30,13 @@ func (g *generations[K, V]) intern(size int, k K, fits func(V) bool, fresh func(
 
 // len reports how many entries both generations hold.
 func (g *generations[K, V]) len() int { return len(g.cur) + len(g.old) }
+
+// forget drops the entry held for k, in either generation, when is says
+// it is the caller's.
+func (g *generations[K, V]) forget(k K, is func(V) bool) {
+	for _, m := range []map[K]V{g.cur, g.old} {
+		if v, ok := m[k]; ok && is(v) {
+			delete(m, k)
+		}
+	}
+}

@@ -80,6 +80,32 @@ func TestMapTableStaysBoundedAndKeepsWhatIsUsed(t *testing.T) {
 	}
 }
 
+// TestForgetDropsOnlyTheMapEqualToIt: a forgotten map is no longer handed
+// out (an equal map asked for afterwards is kept as itself), in either
+// generation, and the table's other maps stay shared.
+func TestForgetDropsOnlyTheMapEqualToIt(t *testing.T) {
+	for _, aged := range []bool{false, true} {
+		tab := &Table{}
+		stale := tab.Map(labels("name", "web", "status", "pending-install"))
+		other := tab.Map(labels("name", "web", "status", "deployed"))
+		if aged { // both in the older generation
+			for i := range MapGeneration {
+				tab.Map(labels("filler", fmt.Sprint(i)))
+			}
+		}
+		tab.Forget(labels("name", "web", "status", "pending-install", "version", "1")) // not equal: nothing
+		tab.Forget(labels("name", "web", "status", "pending-install"))
+		tab.Forget(nil)
+		again := labels("name", "web", "status", "pending-install")
+		if got := tab.Map(again); sameMap(got, stale) || !sameMap(got, again) {
+			t.Errorf("aged %v: a forgotten map was handed out again", aged)
+		}
+		if got := tab.Map(labels("name", "web", "status", "deployed")); !sameMap(got, other) {
+			t.Errorf("aged %v: forgetting one map dropped another", aged)
+		}
+	}
+}
+
 // TestMetaSharesEqualLabelMaps: the metadata of a release's objects, kept
 // by the caches, holds one labels map and one annotations map, not one
 // each (what the objects of one release have in common).
