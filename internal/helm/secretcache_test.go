@@ -245,14 +245,22 @@ func TestSecretCacheOfEveryReleaseAsksNothingBeforeAnInstall(t *testing.T) {
 // The cache finds a release's Secrets through its index by release, and
 // the index holds nothing of a Secret the cache has forgotten: a purged
 // history's tombstones, once swept, leave no entry behind.
-func TestSecretCacheIndexFollowsItsEntries(t *testing.T) {
+// purgeableCache is a secret cache over live Secrets whose
+// DeleteCollection deletes what it matches, and a metadata cache moved by
+// hand.
+func purgeableCache(t *testing.T) (*fake.Clientset, *metaView, *secretCache) {
+	t.Helper()
 	cs, _ := liveSecrets(t)
 	cs.PrependReactor("delete-collection", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		r := a.(k8stesting.DeleteCollectionAction).GetListRestrictions()
 		return true, nil, deleteMatching(cs, a.GetNamespace(), r.Labels, r.Fields)
 	})
 	meta := &metaView{items: map[string]metav1.PartialObjectMetadata{}}
-	c := newSecretCache(meta, ManagedSecrets)
+	return cs, meta, newSecretCache(meta, ManagedSecrets)
+}
+
+func TestSecretCacheIndexFollowsItsEntries(t *testing.T) {
+	cs, meta, c := purgeableCache(t)
 	now := time.Now()
 	c.now = func() time.Time { return now }
 	v := c.view(cs.CoreV1().Secrets("ns"), "ns")

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/chartkeeper/chartkeeper/internal/intern"
 )
@@ -18,13 +16,7 @@ import (
 // once the Secret is rewritten (each write of a revision gives it labels
 // no other Secret will have) or deleted: it keeps no stale labels.
 func TestSecretCacheForgetsStaleLabels(t *testing.T) {
-	cs, _ := liveSecrets(t)
-	cs.PrependReactor("delete-collection", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		r := a.(k8stesting.DeleteCollectionAction).GetListRestrictions()
-		return true, nil, deleteMatching(cs, a.GetNamespace(), r.Labels, r.Fields)
-	})
-	meta := &metaView{items: map[string]metav1.PartialObjectMetadata{}}
-	c := newSecretCache(meta, ManagedSecrets)
+	cs, _, c := purgeableCache(t)
 	v := c.view(cs.CoreV1().Secrets("ns"), "ns")
 	ctx := context.Background()
 	const rel = "labels-forgotten"
