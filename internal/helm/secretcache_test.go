@@ -242,9 +242,6 @@ func TestSecretCacheOfEveryReleaseAsksNothingBeforeAnInstall(t *testing.T) {
 	}
 }
 
-// The cache finds a release's Secrets through its index by release, and
-// the index holds nothing of a Secret the cache has forgotten: a purged
-// history's tombstones, once swept, leave no entry behind.
 // purgeableCache is a secret cache over live Secrets whose
 // DeleteCollection deletes what it matches, and a metadata cache moved by
 // hand.
@@ -259,6 +256,9 @@ func purgeableCache(t *testing.T) (*fake.Clientset, *metaView, *secretCache) {
 	return cs, meta, newSecretCache(meta, ManagedSecrets)
 }
 
+// The cache finds a release's Secrets through its index by release, and
+// the index holds nothing of a Secret the cache has forgotten: a purged
+// history's tombstones, once swept, leave no entry behind.
 func TestSecretCacheIndexFollowsItsEntries(t *testing.T) {
 	cs, meta, c := purgeableCache(t)
 	now := time.Now()
