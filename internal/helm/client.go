@@ -183,7 +183,7 @@ func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard)
 	if g.Redact != nil {
 		log = func(format string, v ...any) { c.log("%s", g.Redact(fmt.Sprintf(format, v...))) }
 	}
-	st := c.storageFor(ns, storageOf(ctx))
+	st := c.releases(ctx, ns)
 	st.MaxHistory = maxHistory
 	var getter action.RESTClientGetter
 	if c.getter != nil {
@@ -196,6 +196,13 @@ func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard)
 		Capabilities:     caps,
 		Log:              log,
 	}, nil
+}
+
+// releases is the release storage of a namespace that an action writes
+// through: every revision it writes is stamped (stamps.go).
+func (c *Client) releases(ctx context.Context, ns string) *storage.Storage {
+	st := c.storageFor(ns, storageOf(ctx))
+	return &storage.Storage{Driver: stampingDriver{st.Driver}, MaxHistory: st.MaxHistory, Log: st.Log}
 }
 
 // Install installs a new release. Helm records a failed install as a
@@ -308,7 +315,7 @@ func (c *Client) Uninstall(ctx context.Context, name, ns string, description str
 // interrupted install, upgrade or rollback) and returns it. It returns
 // ErrNotLocked if the latest revision is not pending.
 func (c *Client) Unlock(ctx context.Context, name, ns string) (*release.Release, error) {
-	st := c.storageFor(ns, storageOf(ctx))
+	st := c.releases(ctx, ns)
 	rel, err := st.Last(name)
 	if err != nil {
 		return nil, err
@@ -317,7 +324,7 @@ func (c *Client) Unlock(ctx context.Context, name, ns string) (*release.Release,
 		return rel, ErrNotLocked
 	}
 	was := rel.Info.Status
-	// Keep the original description first: "Rollback to N" tells a rollback.
+	// The stamps keep what made it (LabelMadeBy): the description is for people.
 	rel.SetStatus(release.StatusFailed, fmt.Sprintf("%s; left %s by an interrupted operation, marked failed by chartkeeper", rel.Info.Description, was))
 	if err := st.Update(rel); err != nil {
 		return nil, err

@@ -73,7 +73,11 @@ func newStorage(secrets clientcorev1.SecretInterface, kind Storage, log func(str
 // flushHeld writes what an action's storage still holds (see
 // oneWriteDriver); offline storage holds nothing.
 func flushHeld(cfg *action.Configuration) error {
-	if d, ok := cfg.Releases.Driver.(*oneWriteDriver); ok {
+	d := cfg.Releases.Driver
+	if s, ok := d.(stampingDriver); ok {
+		d = s.Driver
+	}
+	if d, ok := d.(*oneWriteDriver); ok {
 		return d.flush()
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	apiextv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -60,18 +61,11 @@ func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*
 		if err != nil {
 			return err
 		}
+		helper := resource.NewHelper(info.Client, info.Mapping).WithFieldManager(kube.ManagedFieldsManager)
 		prev := original.Get(info)
 		if prev == nil {
-			// New in this revision: Helm creates it (or adopts a live one).
-			sub, err := c.Client.Update(nil, kube.ResourceList{info}, false)
-			if sub != nil {
-				c.written(sub.Created...)
-				res.Created = append(res.Created, sub.Created...)
-				res.Updated = append(res.Updated, sub.Updated...)
-			}
-			return err
+			return c.updateUnnamed(helper, info, res, &failed)
 		}
-		helper := resource.NewHelper(info.Client, info.Mapping).WithFieldManager(kube.ManagedFieldsManager)
 		current, read := live[info]
 		if !read { // as released: the previous manifest stands for it
 			current = liveObject{obj: asApplied(prev.Object, info.Object)}
@@ -115,6 +109,58 @@ func (c reachedClient) Update(original, target kube.ResourceList, force bool) (*
 		}
 	}
 	return res, nil
+}
+
+// updateUnnamed creates an object new in this revision, or, when it
+// exists (a failed upgrade left it, say, and this rollback brings it
+// back; or someone made it), patches it with the live object as the
+// previous state, as Helm does ("using cluster state as baseline"). Helm's
+// baseline is the live object whole, so its patch sets resourceVersion (and
+// uid, creationTimestamp, managedFields) to null; kinds that refuse an
+// unconditional update, a PodDisruptionBudget among them, refuse that
+// ("metadata.resourceVersion: Invalid value: 0: must be specified for an
+// update"), and the rollback failed on it. The baseline here is the live
+// object without what the API server sets (baseline).
+func (c reachedClient) updateUnnamed(helper *resource.Helper, info *resource.Info, res *kube.Result, failed *[]string) error {
+	live, err := helper.Get(info.Namespace, info.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		res.Created = append(res.Created, info)
+		return c.createObject(helper, info)
+	case err != nil:
+		return fmt.Errorf("could not get information about the resource: %w", err)
+	}
+	c.Log("%s %q in namespace %q exists but no previous revision names it: patching it from the live object",
+		info.Mapping.GroupVersionKind.Kind, info.Name, info.Namespace)
+	res.Updated = append(res.Updated, info)
+	exact, err := patchObject(helper, info, baseline(live), live, true)
+	if err != nil {
+		c.Log("error updating the resource %q:\n\t %v", info.Name, err)
+		*failed = append(*failed, err.Error())
+	} else if exact {
+		c.written(info)
+	}
+	return nil
+}
+
+// serverSet are the metadata fields the API server sets on an object.
+var serverSet = []string{"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink"}
+
+// baseline is a live object as the previous state of a patch: without the
+// metadata the API server sets and without its status, which no manifest
+// holds. Objects read through Helm's builder are unstructured; any other
+// is returned as it is.
+func baseline(live runtime.Object) runtime.Object {
+	u, ok := live.(*unstructured.Unstructured)
+	if !ok {
+		return live
+	}
+	out := u.DeepCopy()
+	for _, f := range serverSet {
+		unstructured.RemoveNestedField(out.Object, "metadata", f)
+	}
+	unstructured.RemoveNestedField(out.Object, "status")
+	return out
 }
 
 // Helm's marks of a release's objects: it sets them on every object it

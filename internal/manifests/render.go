@@ -111,9 +111,10 @@ func render(w watches.Watch, spec map[string]any, what string) (Rendered, error)
 }
 
 // renderToggles renders the chart once with each boolean default flipped
-// (ingress.enabled, pdb.create, ...), so that the role covers the kinds a
-// user turns on. A render that fails (the option needs more values) is
-// skipped.
+// (ingress.enabled, pdb.create, ...), and once with each count of 0 or 1
+// raised to 2 (a PodDisruptionBudget rendered only when replicaCount > 1),
+// so that the role covers the kinds a user turns on. A render that fails
+// (the option needs more values) is skipped.
 func renderToggles(w watches.Watch) []Rendered {
 	defaults, err := chartutil.CoalesceValues(w.Chart, map[string]any{})
 	if err != nil {
@@ -122,15 +123,22 @@ func renderToggles(w watches.Watch) []Rendered {
 	var out []Rendered
 	var walk func(m map[string]any, path []string)
 	walk = func(m map[string]any, path []string) {
+		try := func(k string, v any, what string) {
+			spec := map[string]any{k: v}
+			for i := len(path) - 1; i >= 0; i-- {
+				spec = map[string]any{path[i]: spec}
+			}
+			if r, err := render(w, spec, what+" "+strings.Join(append(path, k), ".")); err == nil {
+				out = append(out, r)
+			}
+		}
 		for _, k := range sortedKeys(m) {
 			switch v := m[k].(type) {
 			case bool:
-				spec := map[string]any{k: !v}
-				for i := len(path) - 1; i >= 0; i-- {
-					spec = map[string]any{path[i]: spec}
-				}
-				if r, err := render(w, spec, "toggled "+strings.Join(append(path, k), ".")); err == nil {
-					out = append(out, r)
+				try(k, !v, "toggled")
+			case int, int64, float64:
+				if n := fmt.Sprint(v); n == "0" || n == "1" {
+					try(k, 2, "raised")
 				}
 			case map[string]any:
 				if len(path) < 3 {

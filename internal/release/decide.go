@@ -189,9 +189,9 @@ func decideFailed(o Observation, p policyOf) Decision {
 			Message: fmt.Sprintf("upgrade failed (revision %d): uninstalling%s", l.Version, o.lastFailure())}
 	}
 	if o.PreviousDeployed == 0 {
-		// A failed rollback marks the deployed revision superseded (Helm),
-		// and maxHistory may have dropped every deployed or superseded one:
-		// nothing to go back to. An upgraded release is never uninstalled
+		// maxHistory may have dropped every deployed revision (a failed
+		// rollback marks the failed revision before it superseded, but
+		// that one never counts: lineage.go): nothing to go back to. An upgraded release is never uninstalled
 		// as a failed install is: the upgrade is tried again (from the
 		// failed revision) within the retry budget.
 		if d, blocked := retryGate(o, p, StateFailed); blocked {

@@ -42,6 +42,17 @@ import (
 type failingKube struct {
 	kubefake.PrintingKubeClient
 	failNext bool
+	// failUpdates fails that many of the next updates (an upgrade's or a
+	// rollback's apply) as the API server refuses an object.
+	failUpdates int
+}
+
+func (f *failingKube) Update(original, target kube.ResourceList, force bool) (*kube.Result, error) {
+	if f.failUpdates > 0 {
+		f.failUpdates--
+		return &kube.Result{}, errors.New(`cannot patch "app" with kind PodDisruptionBudget: PodDisruptionBudget.policy "app" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`)
+	}
+	return f.PrintingKubeClient.Update(original, target, force)
 }
 
 func (f *failingKube) Build(r io.Reader, validate bool) (kube.ResourceList, error) {
@@ -147,6 +158,7 @@ type machine struct {
 	store  *storage.Storage
 	sc     *storageClient
 	helm   *faultyHelm
+	kube   *failingKube
 	events *recorder
 	clock  *clocktesting.FakeClock
 	target Target
@@ -172,7 +184,8 @@ func testChart() *chart.Chart {
 func newMachine(t *testing.T, mod func(*watches.Policy), opts ...Option) *machine {
 	t.Helper()
 	store := storage.Init(driver.NewMemory())
-	hc := &faultyHelm{Helm: helm.NewOffline(store, &failingKube{PrintingKubeClient: kubefake.PrintingKubeClient{Out: io.Discard}})}
+	kc := &failingKube{PrintingKubeClient: kubefake.PrintingKubeClient{Out: io.Discard}}
+	hc := &faultyHelm{Helm: helm.NewOffline(store, kc)}
 	sc := &storageClient{store: store}
 	clk := clocktesting.NewFakeClock(t0)
 	rec := &recorder{}
@@ -192,7 +205,7 @@ func newMachine(t *testing.T, mod func(*watches.Policy), opts ...Option) *machin
 	obj.SetName("app")
 	obj.SetUID("uid-app")
 	obj.SetGeneration(1)
-	return &machine{t: t, engine: e, store: store, sc: sc, helm: hc, events: rec, clock: clk, target: NewTarget(w), obj: obj}
+	return &machine{t: t, engine: e, store: store, sc: sc, helm: hc, kube: kc, events: rec, clock: clk, target: NewTarget(w), obj: obj}
 }
 
 // step runs one Step and returns "State/Action".
@@ -389,7 +402,8 @@ func TestMachineUnlocksInterruptedOperations(t *testing.T) {
 			}
 			rel.Info.Status = pending
 			if pending == helmrelease.StatusPendingRollback {
-				rel.Info.Description = "Rollback to 1" // what Helm writes on a rollback revision
+				// What the storage stamps on a revision a rollback made.
+				rel.Labels[helm.LabelMadeBy] = string(helm.MadeByRollback)
 			}
 			if err := m.store.Update(rel); err != nil {
 				t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"helm.sh/helm/v3/pkg/chartutil"
 	helmrelease "helm.sh/helm/v3/pkg/release"
@@ -14,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/helm"
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/readiness"
 	"github.com/chartkeeper/chartkeeper/internal/values"
@@ -160,24 +160,16 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if l.Status.IsPending() {
 		o.PendingSince, o.ActionRunning = l.Modified, e.running.has(key)
 	}
-	for i := len(revs) - 2; i >= 0; i-- {
-		if revs[i].Status == helmrelease.StatusDeployed || revs[i].Status == helmrelease.StatusSuperseded {
-			o.PreviousDeployed = revs[i].Version
-			break
-		}
-	}
+	o.PreviousDeployed = previousDeployed(revs)
 	if rs := st.Release; rs != nil && rs.Revision == l.Version && rs.LastActionTime != nil {
 		o.ReleasedAt = rs.LastActionTime.Time
 		o.Latest.IsRollback = rs.LastAction == string(ActionRollback)
 	}
+	if l.Stamped() { // the storage's word, over the status's (history.go)
+		o.Latest.IsRollback = l.MadeBy() == helm.MadeByRollback
+	}
 	if ts := st.Test; ts != nil && ts.Revision == l.Version {
 		o.Tested = ts.DeepCopy()
-	}
-	if l.Status == helmrelease.StatusFailed {
-		// Rare: read the revision to tell a failed rollback from a failed upgrade.
-		if rel, err := e.helm.Get(ctx, d.ref.Name, d.ref.Namespace, l.Version); err == nil && rel.Info != nil {
-			o.Latest.IsRollback = strings.HasPrefix(rel.Info.Description, "Rollback to ")
-		}
 	}
 	if o.Deleting || o.Latest.Status != helmrelease.StatusDeployed || o.Latest.Digest != d.digest {
 		return o, nil, nil

@@ -85,7 +85,9 @@ type Revision struct {
 	Status  helmrelease.Status
 	// Digest of the chart and values it was made from ("" if not ours).
 	Digest string
-	// IsRollback: the revision was made by a rollback.
+	// IsRollback: the revision was made by a rollback (its storage stamp,
+	// helm.LabelMadeBy; for a revision stored before the stamps, what
+	// status.release says).
 	IsRollback bool
 }
 
@@ -109,7 +111,7 @@ type Observation struct {
 	// (another step's: steps on one resource never overlap).
 	ActionRunning bool
 	// PreviousDeployed is the newest revision before Latest that was deployed
-	// (status deployed or superseded); 0 if none.
+	// (status deployed, or superseded and never failed: lineage.go); 0 if none.
 	PreviousDeployed int
 	// ObjectsRemaining counts released objects still present (Deleting).
 	ObjectsRemaining int
