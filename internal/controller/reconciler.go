@@ -81,6 +81,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	// goes: the resource is deleted with chartkeeper's finalizer, the
 	// only one left, so a status written now would be read by nobody.
 	goes := false
+	var res release.Result
 	defer func() {
 		switch {
 		case goes:
@@ -90,7 +91,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 			return
 		}
 		now := r.clock.Now()
-		reworded := !writtenAt.IsZero() && rewordedOnly(persisted, st)
+		reworded := !writtenAt.IsZero() && rewordedOnly(persisted, st) && !saysNewCause(persisted, st, res.Causes)
 		wait := holdBack(reworded, writtenAt, now)
 		if wait == 0 && reworded {
 			wait = r.statuses.turn(obj.GetUID()) // statusturns.go
@@ -117,7 +118,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		metrics.ObserveStatusWrite(r.target.Watch.Kind, readyReason(st), change)
 	}()
 
-	res, err := r.engine.Step(ctx, r.target, obj, &st)
+	res, err = r.engine.Step(ctx, r.target, obj, &st)
 	ref, rerr := r.target.Watch.Release(obj.GetName(), obj.GetNamespace())
 	if rerr == nil {
 		r.releases.Store(ref.Namespace+"/"+ref.Name, req.NamespacedName)

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,7 +32,10 @@ import (
 // wrote 3.1 statuses per upgrade. The newest wording is written when the
 // wait is over, or with the next change that is more than wording,
 // whichever comes first: Ready, its reason, the observed generation are
-// never late; only a message can be, by at most this long.
+// never late; only a message can be, by at most this long. What a message
+// newly says about why Pods wait (a scheduler's refusal, an image that
+// cannot be pulled: release.Result.Causes) is not held back: it is why the
+// release waits, not how far it got (saysNewCause).
 const statusDebounce = 30 * time.Second
 
 // statusBook remembers, per custom resource (UID), when this process last
@@ -214,6 +218,30 @@ func rewordedOnly(a, b api.Status) bool {
 	}
 	a.Inventory, b.Inventory = nil, nil
 	return equality.Semantic.DeepEqual(a, b)
+}
+
+// saysNewCause reports whether b's Ready message says one of causes (what
+// the Pods of workloads not ready give as the reason: release.Result)
+// that a's does not: why a release waits is news, written at once (within
+// one readiness poll of the Pods saying it), not a rewording held back
+// like a rollout's progress.
+func saysNewCause(a, b api.Status, causes []string) bool {
+	if len(causes) == 0 {
+		return false
+	}
+	var was, is string
+	if c := meta.FindStatusCondition(a.Conditions, api.ConditionReady); c != nil {
+		was = c.Message
+	}
+	if c := meta.FindStatusCondition(b.Conditions, api.ConditionReady); c != nil {
+		is = c.Message
+	}
+	for _, cause := range causes {
+		if strings.Contains(is, cause) && !strings.Contains(was, cause) {
+			return true
+		}
+	}
+	return false
 }
 
 // holdBack returns how long a status must wait before it is written (0:

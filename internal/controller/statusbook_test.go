@@ -13,6 +13,9 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 )
 
+// unschedulable is a reason Pods give (release.Result.Causes).
+const unschedulable = "Pod web-1: PodScheduled=False: Unschedulable: 0/3 nodes are available: 3 Insufficient cpu."
+
 func TestHoldBack(t *testing.T) {
 	at := time.Unix(1000, 0)
 	cond := func(status metav1.ConditionStatus, reason, msg string) api.Status {
@@ -35,19 +38,28 @@ func TestHoldBack(t *testing.T) {
 		st        api.Status
 		at, now   time.Time
 		want      time.Duration
+		causes    []string // release.Result.Causes
 	}{
-		{"reworded soon after a write waits", rolling, cond(metav1.ConditionFalse, "Progressing", "not ready: Available: 0/1"), at, at.Add(500 * time.Millisecond), statusDebounce - 500*time.Millisecond},
-		{"reworded after the wait is written", rolling, cond(metav1.ConditionFalse, "Progressing", "other words"), at, at.Add(statusDebounce + time.Second), 0},
-		{"a new condition status is written at once", rolling, cond(metav1.ConditionTrue, "Succeeded", "all ready"), at, at.Add(100 * time.Millisecond), 0},
-		{"a new reason is written at once", rolling, cond(metav1.ConditionFalse, "Backoff", "x"), at, at.Add(100 * time.Millisecond), 0},
-		{"a new generation is written at once", rolling, func() api.Status { s := rolling.DeepCopy(); s.ObservedGeneration = 3; return *s }(), at, at.Add(100 * time.Millisecond), 0},
-		{"not written here (cached status): written at once", rolling, cond(metav1.ConditionFalse, "Progressing", "other words"), time.Time{}, at, 0},
-		{"an object's readiness alone waits", inventory(rolling, 2, api.ObjectNotReady), inventory(rolling, 2, api.ObjectReady), at, at.Add(time.Second), statusDebounce - time.Second},
-		{"a first inventory waits", rolling, inventory(rolling, 2, api.ObjectNotReady), at, at.Add(time.Second), statusDebounce - time.Second},
-		{"an inventory with a new reason is written at once", inventory(rolling, 2, api.ObjectNotReady), inventory(cond(metav1.ConditionTrue, "Succeeded", "all ready"), 2, api.ObjectReady), at, at.Add(time.Second), 0},
-		{"a new attempt is written at once", rolling, history(rolling), at, at.Add(time.Second), 0},
+		{"reworded soon after a write waits", rolling, cond(metav1.ConditionFalse, "Progressing", "not ready: Available: 0/1"), at, at.Add(500 * time.Millisecond), statusDebounce - 500*time.Millisecond, nil},
+		{"reworded after the wait is written", rolling, cond(metav1.ConditionFalse, "Progressing", "other words"), at, at.Add(statusDebounce + time.Second), 0, nil},
+		{"a new condition status is written at once", rolling, cond(metav1.ConditionTrue, "Succeeded", "all ready"), at, at.Add(100 * time.Millisecond), 0, nil},
+		{"a new reason is written at once", rolling, cond(metav1.ConditionFalse, "Backoff", "x"), at, at.Add(100 * time.Millisecond), 0, nil},
+		{"a new generation is written at once", rolling, func() api.Status { s := rolling.DeepCopy(); s.ObservedGeneration = 3; return *s }(), at, at.Add(100 * time.Millisecond), 0, nil},
+		{"not written here (cached status): written at once", rolling, cond(metav1.ConditionFalse, "Progressing", "other words"), time.Time{}, at, 0, nil},
+		{"an object's readiness alone waits", inventory(rolling, 2, api.ObjectNotReady), inventory(rolling, 2, api.ObjectReady), at, at.Add(time.Second), statusDebounce - time.Second, nil},
+		{"a first inventory waits", rolling, inventory(rolling, 2, api.ObjectNotReady), at, at.Add(time.Second), statusDebounce - time.Second, nil},
+		{"an inventory with a new reason is written at once", inventory(rolling, 2, api.ObjectNotReady), inventory(cond(metav1.ConditionTrue, "Succeeded", "all ready"), 2, api.ObjectReady), at, at.Add(time.Second), 0, nil},
+		{"a new attempt is written at once", rolling, history(rolling), at, at.Add(time.Second), 0, nil},
+		{"why Pods wait, newly said, is written at once", rolling, cond(metav1.ConditionFalse, "Progressing", "not ready: Deployment web: InProgress: Updated: 0/1 ("+unschedulable+")"),
+			at, at.Add(time.Second), 0, []string{unschedulable}},
+		{"why Pods wait, said already, waits with the rest of a rewording",
+			cond(metav1.ConditionFalse, "Progressing", "not ready: Deployment web: InProgress: Updated: 0/1 ("+unschedulable+")"),
+			cond(metav1.ConditionFalse, "Progressing", "not ready: Deployment web: InProgress: Available: 0/1 ("+unschedulable+")"),
+			at, at.Add(time.Second), statusDebounce - time.Second, []string{unschedulable}},
+		{"a cause the new message does not say (cut off) is no news", rolling, cond(metav1.ConditionFalse, "Progressing", "other words"),
+			at, at.Add(time.Second), statusDebounce - time.Second, []string{unschedulable}},
 	} {
-		reworded := !c.at.IsZero() && rewordedOnly(c.persisted, c.st) // as the reconciler asks
+		reworded := !c.at.IsZero() && rewordedOnly(c.persisted, c.st) && !saysNewCause(c.persisted, c.st, c.causes) // as the reconciler asks
 		if got := holdBack(reworded, c.at, c.now); got != c.want {
 			t.Errorf("%s: holdBack = %s, want %s", c.name, got, c.want)
 		}

@@ -92,7 +92,10 @@ func chartSchema(ch *chart.Chart, a at, u usage, warns *[]Warning) (apiextv1.JSO
 			sort.Strings(out.Required)
 		}
 	}
-	if _, named := out.Properties["global"]; !named && len(ch.Dependencies()) > 0 {
+	// A chart's templates reading .Values.global take it as Helm does:
+	// shared with every subchart, any content.
+	readsGlobal := a.values == "" && len(ch.Schema) == 0 && u.reads("global")
+	if _, named := out.Properties["global"]; !named && (len(ch.Dependencies()) > 0 || readsGlobal) {
 		out.Properties["global"] = apiextv1.JSONSchemaProps{Type: "object", Nullable: true,
 			XPreserveUnknownFields: ptrTrue(), Description: "Values shared with every subchart."}
 	}

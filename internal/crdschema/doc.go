@@ -13,7 +13,12 @@
 // false, as JSON Schema says, and the undeclared keys values.yaml shows are
 // typed from it (addUndeclared). An inferred object keeps unknown fields
 // only where the chart really takes a free-form map: its default is empty,
-// or its templates use it whole (toYaml .Values.x, with, range).
+// or its templates use it whole (toYaml .Values.x, range, a subtree handed
+// to include); a map they only read field by field (.Values.x.y, hasKey,
+// index with constant keys, with and .y in its body) is typed, with the
+// keys they read that values.yaml lacks taking any value. The templates
+// are read with text/template/parse (usage.go, usage_scan.go,
+// usage_funcs.go).
 //
 // Breaking compares two spec schemas and lists, by field path, each change
 // that an existing custom resource could fail: a field removed, a type

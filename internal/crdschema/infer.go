@@ -55,17 +55,20 @@ func (c *converter) infer(n *yaml.Node, a at) apiextv1.JSONSchemaProps {
 			if k.Value == "<<" { // a merge key: its map's keys are this map's
 				merged := c.infer(v, a)
 				for mk, mv := range merged.Properties {
-					out.Properties[mk] = mv
+					if lookup(v, mk) != nil { // not a key only the templates read (below)
+						out.Properties[mk] = mv
+					}
 				}
 				continue
 			}
-			p := c.infer(v, a.child(k.Value))
+			p := intOrString(k.Value, c.infer(v, a.child(k.Value)))
 			p.Nullable = true // null removes a default, as in helm --set key=null
 			if d := describe(k, v); d != "" {
 				p.Description = d
 			}
 			out.Properties[k.Value] = p
 		}
+		c.addRead(&out, a)
 		return out
 	case yaml.SequenceNode:
 		out := apiextv1.JSONSchemaProps{Type: "array"}
@@ -91,6 +94,38 @@ func (c *converter) infer(n *yaml.Node, a at) apiextv1.JSONSchemaProps {
 		}
 	}
 	return anyValue() // null: no type to infer
+}
+
+// intOrStringKeys are the values keys charts pass to Kubernetes fields of
+// type IntOrString (a PodDisruptionBudget's budget, a rolling update's
+// surge, a Service's target port): a default of 1 must not refuse "50%".
+var intOrStringKeys = map[string]bool{"maxUnavailable": true, "minAvailable": true, "maxSurge": true, "targetPort": true}
+
+// intOrString widens the inferred integer or string of such a key to
+// either, as the API server's own schemas declare them.
+func intOrString(key string, p apiextv1.JSONSchemaProps) apiextv1.JSONSchemaProps {
+	if !intOrStringKeys[key] || (p.Type != "integer" && p.Type != "string") {
+		return p
+	}
+	return apiextv1.JSONSchemaProps{XIntOrString: true, AnyOf: []apiextv1.JSONSchemaProps{{Type: "integer"}, {Type: "string"}}}
+}
+
+// addRead adds to a closed map the keys the templates read that
+// values.yaml does not show (hasKey .Values.x "maxUnavailable", a key
+// commented out): the chart reads them, so the CRD must not prune them,
+// and nothing tells their type.
+func (c *converter) addRead(out *apiextv1.JSONSchemaProps, a at) {
+	if c.openMaps > 0 || a.inList {
+		return // unknown keys are kept anyway
+	}
+	for _, k := range c.usage.children(a.values) {
+		if _, set := out.Properties[k]; !set {
+			p := anyValue()
+			p.Nullable = true
+			p.Description = "Read by the chart's templates, not in its values.yaml: any value."
+			out.Properties[k] = p
+		}
+	}
 }
 
 // mergeInferred joins the schemas of two list elements: same type, the

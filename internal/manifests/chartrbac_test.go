@@ -22,6 +22,8 @@ func TestChartRBACGolden(t *testing.T) {
 	}{
 		{name: "gizmo-controller", chart: "../../test/corpus/gizmo-controller", wantScope: watches.Scope{ClusterScoped: true}},
 		{name: "metrics-adapter", chart: "testdata/rbac/metrics-adapter", wantScope: watches.Scope{ClusterScoped: true, Namespaces: []string{"kube-system"}}},
+		// A PodDisruptionBudget only above one replica (replicaCount: 1 by default).
+		{name: "webserver", chart: "../../test/corpus/webserver"},
 		{name: "wildcard", chart: "testdata/rbac/wildcard", wantErr: `ClusterRole render-wildcard rule 1 grants verbs "*"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,7 +23,8 @@ type Samples map[schema.GroupVersionKind][]map[string]any
 
 // Role returns the ClusterRole the operator needs for these watches: its
 // custom resources, the ConfigMaps and Secrets valuesFrom reads (get,
-// list, watch), Helm's release Secrets, Events, and every kind the
+// list, watch), Helm's release Secrets, Events, the Pods and claims that
+// say why a workload is not ready (podReasonRules), and every kind the
 // charts render with their default values, with each sample's spec and
 // with each boolean default flipped, each with exact verbs; what the
 // charts' own Roles and ClusterRoles grant (chartGrants); CRDs when a
@@ -63,6 +64,7 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 			}
 			ns = append(ns, more...)
 		}
+		podReasonRules(rs, renders)
 		crdGrants, crdNote := crdRules(w, ChartCRDNames(w, renders))
 		for _, g := range crdGrants {
 			rs.addRule(g)

@@ -26,12 +26,12 @@ func TestTestRulesOnlyWhenEnabled(t *testing.T) {
 		name   string
 		chart  string
 		enable bool
-		pods   string // the verbs on pods ("": no rule)
+		pods   string // the verbs on pods: list alone is to say why a Deployment is not ready (podReasonRules)
 		note   string // a note contains it ("": no test note)
 	}{
 		{"tests on", "tested", true, "[get list watch create delete]", "test.enable: get, list, watch, create, delete on pods"},
-		{"tests off", "tested", false, "", ""},
-		{"tests on, no test hook", "untested", true, "", "renders no test hook"},
+		{"tests off", "tested", false, "[list]", ""},
+		{"tests on, no test hook", "untested", true, "[list]", "renders no test hook"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ch := tested

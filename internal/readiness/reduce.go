@@ -8,10 +8,12 @@ import (
 // deletionTimestamp) and those a cache needs to index and compare copies.
 var keptMetadata = []string{"name", "namespace", "uid", "resourceVersion", "generation", "deletionTimestamp", "creationTimestamp"}
 
-// keptSpecTrees are the nested spec fields kstatus reads; its other spec
-// reads are top-level scalars (replicas, parallelism, completions, type,
-// clusterIP, progressDeadlineSeconds), which Reduce keeps.
-var keptSpecTrees = []string{"updateStrategy"}
+// keptSpecTrees are the nested spec fields kstatus reads (its other spec
+// reads are top-level scalars: replicas, parallelism, completions, type,
+// clusterIP, progressDeadlineSeconds, which Reduce keeps), and a
+// workload's Pod selector, by which the Pods of a workload that is not
+// ready are read to say why (PodReason).
+var keptSpecTrees = []string{"updateStrategy", "selector"}
 
 // Reduce returns the part of an object its readiness depends on: the
 // status whole, the spec's top-level scalars and update strategy, and the

@@ -1,6 +1,7 @@
 package readiness
 
 import (
+	"fmt"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -101,6 +102,10 @@ status: {observedGeneration: 5, conditions: [{type: Ready, status: "True"}]}`,
 		}
 		if _, ok, _ := unstructured.NestedFieldNoCopy(reduced.Object, "spec", "template"); ok {
 			t.Errorf("%s: the pod template was kept", name)
+		}
+		sel, _, _ := unstructured.NestedFieldNoCopy(full.Object, "spec", "selector")
+		if kept, _, _ := unstructured.NestedFieldNoCopy(reduced.Object, "spec", "selector"); fmt.Sprint(kept) != fmt.Sprint(sel) {
+			t.Errorf("%s: the selector %v was not kept (%v)", name, sel, kept)
 		}
 		if reduced.GetLabels() != nil || reduced.GetAnnotations() != nil {
 			t.Errorf("%s: labels or annotations were kept", name)

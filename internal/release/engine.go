@@ -50,7 +50,10 @@ type Engine struct {
 	rendered *renderedRevisions
 	drift    *driftTracker
 	ready    *objectMemo[readyAt]
-	proofs   *revisionMemo[provenance]
+	// podChecks: what the Pods of workloads not ready said, and when
+	// they are read again (podreasons.go).
+	podChecks *objectMemo[podCheck]
+	proofs    *revisionMemo[provenance]
 	// descriptions remembers who revisions' descriptions name (owner.go).
 	descriptions *revisionMemo[describedAs]
 	// sources reads the objects of watches' valuesFrom (valuesfrom.go).
@@ -111,6 +114,7 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 		rendered:    newRenderedRevisions(),
 		drift:       newDriftTracker(),
 		ready:       newObjectMemo[readyAt](),
+		podChecks:   newObjectMemo[podCheck](),
 		proofs:      newMemo[int, provenance](),
 
 		descriptions: newMemo[int, describedAs](),
@@ -148,6 +152,7 @@ func (e *Engine) Forget(ref watches.ReleaseRef) {
 	e.manifests.forget(k)
 	e.drift.baseline.forget(k)
 	e.ready.forget(k)
+	e.podChecks.forget(k)
 	e.proofs.forget(k)
 	e.descriptions.forget(k)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 )
@@ -16,6 +17,11 @@ type observedObject struct {
 	state api.ObjectState
 	// why is the readiness check's line ("<Kind> <name>: ..."), empty when ready.
 	why string
+	// cause: what the Pods of this workload, not ready, say (in why too);
+	// recheck: when they are read again (podreasons.go). Empty and zero
+	// for any other object.
+	cause   string
+	recheck time.Time
 }
 
 // observed is the readiness of an object that exists.
@@ -24,9 +30,9 @@ func observed(ob object, r readyAt) observedObject {
 	case r.current:
 		return observedObject{object: ob, state: api.ObjectReady}
 	case r.failed:
-		return observedObject{object: ob, state: api.ObjectFailed, why: r.why}
+		return observedObject{object: ob, state: api.ObjectFailed, why: r.why, cause: r.cause, recheck: r.recheck}
 	}
-	return observedObject{object: ob, state: api.ObjectNotReady, why: r.why}
+	return observedObject{object: ob, state: api.ObjectNotReady, why: r.why, cause: r.cause, recheck: r.recheck}
 }
 
 // takeInventory writes status.inventory from the objects this step looked

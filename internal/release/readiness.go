@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,11 +17,27 @@ type readyAt struct {
 	rv              string
 	current, failed bool
 	why             string
+	// cause is the reason the Pods of a workload that is not ready give
+	// (also in why), recheck when they are read again (podreasons.go);
+	// empty and zero for any other object.
+	cause   string
+	recheck time.Time
 }
 
 // readinessOf returns one object's readiness (rules: the watch's
-// readiness expressions).
+// readiness expressions); a workload that is not ready also says what
+// its Pods give as the reason (withPodReason).
 func (e *Engine) readinessOf(ctx context.Context, key string, ob object, m *metav1.PartialObjectMetadata, rules *readiness.Rules) (readyAt, error) {
+	r, err := e.objectReadiness(ctx, key, ob, m, rules)
+	if err != nil {
+		return r, err
+	}
+	return e.withPodReason(ctx, key, ob, m, r), nil
+}
+
+// objectReadiness is an object's own readiness, remembered per
+// resourceVersion.
+func (e *Engine) objectReadiness(ctx context.Context, key string, ob object, m *metav1.PartialObjectMetadata, rules *readiness.Rules) (readyAt, error) {
 	if !ob.needsStatus && rules.For(ob.GVK.GroupKind()) == nil {
 		return readyAt{current: true}, nil // exists, and has nothing to wait for
 	}

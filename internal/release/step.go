@@ -60,6 +60,11 @@ type Result struct {
 	Requeue time.Duration
 	// Finished: the resource is deleted and its release gone; drop the finalizer.
 	Finished bool
+	// Causes are what the Pods of released workloads not ready say keeps
+	// them (podreasons.go), as the conditions' messages word them: a
+	// status whose Ready message says one the written status does not is
+	// news to write at once, not a rewording to hold back.
+	Causes []string
 }
 
 // Step observes one custom resource, decides, runs at most one action and
@@ -88,7 +93,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 		}
 		s.backoffCleared(phaseTranslate)
 	}
-	ctx = withAccount(ctx, s.d.account)
+	ctx = withRedactor(withAccount(ctx, s.d.account), s.d.redact)
 	var err error
 	s.o, s.objs, err = e.observe(ctx, t, obj, st, s.d, sg)
 	if err != nil {
@@ -135,6 +140,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	}
 	s.summarize(res)
 	s.tracked(res)
+	res.Requeue, res.Causes = s.stepPodsRecheck(res), s.podCauses()
 	res.Requeue = requeue(res, t.Watch)
 	metrics.States.Set(string(obj.GetUID()), t.Watch.Kind, string(s.dec.State))
 	if res.Finished {

@@ -133,6 +133,10 @@ func TestGeneratedCRDFollowsTheChartsSchema(t *testing.T) {
 		{"sqldb", "an anyOf of an enum and null takes null", "tls: {mode: null}", ""},
 		{"sqldb", "a declared enum in a nested object", "backup: {cronjob: {concurrencyPolicy: Sometimes}}", "spec.backup.cronjob.concurrencyPolicy"},
 		{"sqldb", "a key documented only in values.yaml", "primary: {service: {ports: {postgresql: 5433}}}\nmetrics: {customMetrics: {q: {query: select 1}}}", ""},
+		{"ingress-router", "a scalar of a subtree the templates read with hasKey and field by field", "controller: {replicaCount: two}", "spec.controller.replicaCount"},
+		{"ingress-router", "a nested scalar of that subtree", "controller: {service: {ports: {http: web}}}", "spec.controller.service.ports.http"},
+		{"ingress-router", "the key hasKey asks for, commented out in values.yaml, takes any value", "controller: {replicaCount: 3, maxUnavailable: 50%}", ""},
+		{"ingress-router", "maps of that subtree the templates use whole take any content", "controller: {config: {ssl-protocols: TLSv1.3}, resources: {limits: {memory: 1Gi}}, updateStrategy: {type: Recreate}}", ""},
 	} {
 		t.Run(tc.chart+"/"+tc.what, func(t *testing.T) {
 			c, ok := byName[tc.chart]

@@ -19,6 +19,26 @@
 //     existingSecret pattern.
 //   - keyvault: lookup (a generated password kept across upgrades) and
 //     .Capabilities checks (APIVersions.Has, semverCompare on KubeVersion).
+//   - webserver: a PodDisruptionBudget rendered only above one replica
+//     (an upgrade that fails at one replica leaves it live, and the
+//     rollback must bring it back without recreating it), an image pull
+//     policy the chart leaves free for the API server to judge.
+//   - objcache: containers sized by resource presets (resourcesPreset:
+//     nano, micro, ...) that request and limit ephemeral-storage besides
+//     cpu and memory, as widely used public charts size theirs; a node
+//     that advertises no ephemeral-storage schedules none of its Pods.
+//   - docdb: a database StatefulSet whose members start one after another
+//     (podManagementPolicy OrderedReady), each with a volume from
+//     volumeClaimTemplates; headless and client Services; a generated
+//     password kept with lookup; scheduling values (nodeSelector,
+//     anti-affinity presets) that can leave its first member Pending.
+//   - ingress-router: an ingress controller without values.schema.json
+//     whose values keep everything under one big `controller` key; its
+//     PodDisruptionBudget asks `hasKey .Values.controller "maxUnavailable"`
+//     (the key commented out in values.yaml) and its other templates read
+//     the subtree field by field, with, range and toYaml mixed: the
+//     inferred CRD types the subtree's scalars and keeps the maps passed on
+//     whole free-form.
 //   - monitoring-stack: a release whose stored record is over 3 MiB
 //     (dashboard ConfigMaps with deterministic sample data; sizes set by
 //     values.dashboards).

@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,6 +81,34 @@ func podReady(p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// A Pod that requests ephemeral-storage, as charts' resource presets do,
+// is scheduled and runs: the fake nodes advertise it, as a kubelet does.
+func TestPodRequestingEphemeralStorageRuns(t *testing.T) {
+	env := testenv.Cluster(t)
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "scratch", Namespace: ns},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:1", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("50Mi")},
+			Limits:   corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("2Gi")},
+		}}}},
+	}
+	if err := env.Client.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, func(ctx context.Context) error {
+		var p corev1.Pod
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), &p); err != nil {
+			return err
+		}
+		if p.Status.Phase == corev1.PodRunning && podReady(&p) {
+			return nil
+		}
+		return fmt.Errorf("Pod %s, conditions %+v", p.Status.Phase, p.Status.Conditions)
+	})
 }
 
 // The garbage collector works: deleting an owner deletes what it owns.

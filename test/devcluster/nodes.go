@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -23,12 +24,28 @@ const (
 // NodeName returns the name of the i-th fake node.
 func NodeName(i int) string { return "kwok-node-" + strconv.Itoa(i) }
 
+// What each fake node advertises besides its pods (docs/local-cluster.md):
+// a large machine's cpu and memory, and the ephemeral-storage a kubelet
+// reports for its root filesystem (charts' resource presets request some,
+// and the scheduler places no such Pod on a node that reports none). Of a
+// 1 TiB disk, allocatable keeps back the 10% the kubelet's default hard
+// eviction threshold (nodefs.available<10%) holds.
+var (
+	nodeCPU                  = resource.MustParse("64")
+	nodeMemory               = resource.MustParse("512Gi")
+	nodeEphemeral            = resource.MustParse("1Ti")
+	nodeEphemeralAllocatable = resource.MustParse("921Gi")
+)
+
 func fakeNode(name string, pods int) *corev1.Node {
-	res := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("64"),
-		corev1.ResourceMemory: resource.MustParse("512Gi"),
-		corev1.ResourcePods:   *resource.NewQuantity(int64(pods), resource.DecimalSI),
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:              nodeCPU,
+		corev1.ResourceMemory:           nodeMemory,
+		corev1.ResourcePods:             *resource.NewQuantity(int64(pods), resource.DecimalSI),
+		corev1.ResourceEphemeralStorage: nodeEphemeral,
 	}
+	allocatable := capacity.DeepCopy()
+	allocatable[corev1.ResourceEphemeralStorage] = nodeEphemeralAllocatable
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name,
@@ -43,16 +60,20 @@ func fakeNode(name string, pods int) *corev1.Node {
 				"type":                   "kwok",
 			},
 		},
-		Status: corev1.NodeStatus{Capacity: res, Allocatable: res, Phase: corev1.NodeRunning},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: allocatable, Phase: corev1.NodeRunning},
 	}
 }
 
 // ensureObjects registers the fake nodes and the default StorageClass; both
-// are left as they are when they exist.
+// are left as they are when they exist, except that a node registered
+// before the nodes advertised ephemeral-storage is given it.
 func (c *Cluster) ensureObjects(ctx context.Context, cs kubernetes.Interface) error {
 	for i := range c.cfg.Nodes {
 		_, err := cs.CoreV1().Nodes().Create(ctx, fakeNode(NodeName(i), c.cfg.PodsPerNode), metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
+		if apierrors.IsAlreadyExists(err) {
+			err = ensureEphemeralStorage(ctx, cs, NodeName(i))
+		}
+		if err != nil {
 			return fmt.Errorf("registering node %s: %w", NodeName(i), err)
 		}
 	}
@@ -71,6 +92,23 @@ func (c *Cluster) ensureObjects(ctx context.Context, cs kubernetes.Interface) er
 		return fmt.Errorf("creating StorageClass: %w", err)
 	}
 	return nil
+}
+
+// ensureEphemeralStorage adds ephemeral-storage to the capacity and
+// allocatable of a node that reports none (registered by an older
+// devcluster); kwok's node stages keep what the status holds.
+func ensureEphemeralStorage(ctx context.Context, cs kubernetes.Interface, name string) error {
+	n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if _, ok := n.Status.Allocatable[corev1.ResourceEphemeralStorage]; ok {
+		return nil
+	}
+	patch := fmt.Sprintf(`{"status":{"capacity":{"ephemeral-storage":%q},"allocatable":{"ephemeral-storage":%q}}}`,
+		nodeEphemeral.String(), nodeEphemeralAllocatable.String())
+	_, err = cs.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
+	return err
 }
 
 // controllersWork succeeds once every fake node is Ready (kwok works) and the

@@ -81,6 +81,36 @@ var walkRows = map[string]walkRow{
 		violation: map[string]any{"auth": map[string]any{"passwordLength": "long"}},
 		field:     "spec.auth.passwordLength",
 	},
+	"webserver": {
+		kind:      "WebServer",
+		upgrade:   map[string]any{"replicaCount": 2},
+		effect:    walkEffect{kind: "PodDisruptionBudget", path: "{.spec.maxUnavailable}", want: "1"},
+		violation: map[string]any{"replicaCount": "two"},
+		field:     "spec.replicaCount",
+	},
+	"objcache": {
+		kind:      "ObjCache",
+		upgrade:   map[string]any{"resourcesPreset": "micro"},
+		effect:    walkEffect{kind: "Deployment", path: "{.spec.template.spec.containers[0].resources.requests.cpu}", want: "125m"},
+		violation: map[string]any{"maxItemMemory": "lots"},
+		field:     "spec.maxItemMemory",
+	},
+	"docdb": {
+		kind:      "DocDB",
+		upgrade:   map[string]any{"podAnnotations": map[string]any{"walk": "upgraded"}},
+		effect:    walkEffect{kind: "StatefulSet", path: "{.spec.template.metadata.annotations.walk}", want: "upgraded"},
+		violation: map[string]any{"replicaCount": "two"},
+		field:     "spec.replicaCount",
+	},
+	"ingress-router": {
+		kind: "IngressRouter",
+		// The key hasKey asks for, commented out in values.yaml, reaches
+		// the chart: the PDB appears above one replica and takes it.
+		upgrade:   map[string]any{"controller": map[string]any{"replicaCount": 2, "maxUnavailable": "50%"}},
+		effect:    walkEffect{kind: "PodDisruptionBudget", suffix: "-controller", path: "{.spec.maxUnavailable}", want: "50%"},
+		violation: map[string]any{"controller": map[string]any{"replicaCount": "two"}},
+		field:     "spec.controller.replicaCount",
+	},
 	"monitoring-stack": {
 		kind:      "MonitoringStack",
 		upgrade:   map[string]any{"grafana": map[string]any{"replicas": 2}},
