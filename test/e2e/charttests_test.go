@@ -156,20 +156,7 @@ func TestChartTestsGateReleases(t *testing.T) {
 // Pod), and returns its status.
 func waitTested(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, name string, status metav1.ConditionStatus, reason api.Reason, what string) api.Status {
 	t.Helper()
-	var st api.Status
-	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
-		u, s, err := getCR(ctx, env, gvk, ns, name)
-		if err != nil {
-			return err
-		}
-		st = s
-		c := condition(s, api.ConditionTested)
-		if c.Status != status || c.Reason != string(reason) || c.ObservedGeneration != u.GetGeneration() || !strings.Contains(c.Message, what) {
-			return fmt.Errorf("want Tested %s %s naming %s at generation %d: %+v", status, reason, what, u.GetGeneration(), s.Conditions)
-		}
-		return nil
-	})
-	return st
+	return waitCondition(t, env, gvk, ns, name, api.ConditionTested, status, reason, what)
 }
 
 // waitNoTestPod waits until the test Pod is gone: the operator deletes

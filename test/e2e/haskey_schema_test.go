@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/test/testenv"
@@ -34,12 +33,7 @@ func TestHasKeySubtreeIsTyped(t *testing.T) {
 	parallel(t, quick)
 	env := testenv.Cluster(t)
 	ctx := context.Background()
-	proj := t.TempDir()
-	chart := filepath.Join(testenv.RepoRoot(), "test", "corpus", "ingress-router")
-	chartkeeper(t, 0, "create-api", "--chart", chart, "--group", foreignGroup, "--version", "v1alpha1", "--kind", "IngressRouter", "--project-dir", proj)
-	applyCRDs(t, env, filepath.Join(proj, "config", "crd", "bases"))
-	gvk := schema.GroupVersionKind{Group: foreignGroup, Version: "v1alpha1", Kind: "IngressRouter"}
-	ns := env.Namespace(t)
+	_, gvk, ns := foreignCRD(t, env, "ingress-router", "IngressRouter")
 	t.Cleanup(func() {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)

@@ -27,12 +27,7 @@ func TestPartialSchemaCRDTakesUndeclaredKeys(t *testing.T) {
 	parallel(t, quick)
 	env := testenv.Cluster(t)
 	ctx := context.Background()
-	proj := t.TempDir()
-	chart := filepath.Join(testenv.RepoRoot(), "test", "corpus", "kvstore")
-	chartkeeper(t, 0, "create-api", "--chart", chart, "--group", foreignGroup, "--version", "v1alpha1", "--kind", "KVStore", "--project-dir", proj)
-	applyCRDs(t, env, filepath.Join(proj, "config", "crd", "bases"))
-	gvk := schema.GroupVersionKind{Group: foreignGroup, Version: "v1alpha1", Kind: "KVStore"}
-	ns := env.Namespace(t)
+	proj, gvk, ns := foreignCRD(t, env, "kvstore", "KVStore")
 	strict := client.FieldValidation("Strict")
 
 	for _, s := range readSampleCRs(t, filepath.Join(proj, "config", "samples")) {
@@ -73,4 +68,18 @@ func TestPartialSchemaCRDTakesUndeclaredKeys(t *testing.T) {
 		u.SetGroupVersionKind(gvk)
 		_ = env.Client.DeleteAllOf(context.Background(), u, client.InNamespace(ns))
 	})
+}
+
+// foreignCRD packages the corpus chart with create-api as kind of
+// foreignGroup (a group of its own: the corpus walk's kinds are another),
+// applies its CRD and makes a namespace: a test of what the API server
+// admits, with no operator. It returns the project, the kind and the
+// namespace.
+func foreignCRD(t *testing.T, env *testenv.Env, chart, kind string) (string, schema.GroupVersionKind, string) {
+	t.Helper()
+	proj := t.TempDir()
+	chartkeeper(t, 0, "create-api", "--chart", filepath.Join(testenv.RepoRoot(), "test", "corpus", chart),
+		"--group", foreignGroup, "--version", "v1alpha1", "--kind", kind, "--project-dir", proj)
+	applyCRDs(t, env, filepath.Join(proj, "config", "crd", "bases"))
+	return proj, schema.GroupVersionKind{Group: foreignGroup, Version: "v1alpha1", Kind: kind}, env.Namespace(t)
 }

@@ -70,7 +70,7 @@ func TestFailedUpgradeRollsBackOnceBringingBackThePDB(t *testing.T) {
 	pdb := releasedUID(t, env, ns, owner, "PodDisruptionBudget")
 
 	patchCR(t, env, gvk, ns, name, map[string]any{"replicaCount": 1, "image": map[string]any{"pullPolicy": "Sometimes"}})
-	st := waitCondition(t, env, gvk, ns, name, api.ConditionRemediated, "True", api.ReasonRollbackSucceeded)
+	st := waitCondition(t, env, gvk, ns, name, api.ConditionRemediated, "True", api.ReasonRollbackSucceeded, "rolled back to revision 2")
 	if c := condition(st, api.ConditionReleased); c.Reason != string(api.ReasonUpgradeFailed) || !strings.Contains(c.Message, "imagePullPolicy") {
 		t.Errorf("Released %s: %s, want UpgradeFailed naming imagePullPolicy", c.Reason, c.Message)
 	}
@@ -126,8 +126,9 @@ func releasedUID(t *testing.T, env *testenv.Env, ns, owner, kind string) types.U
 }
 
 // waitCondition waits until the resource's condition typ has status and
-// reason for its current generation, and returns the status.
-func waitCondition(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, name, typ string, status metav1.ConditionStatus, reason api.Reason) api.Status {
+// reason for its current generation, its message naming what, and returns
+// the resource's status.
+func waitCondition(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, name, typ string, status metav1.ConditionStatus, reason api.Reason, what string) api.Status {
 	t.Helper()
 	var st api.Status
 	testenv.Eventually(t, 3*time.Minute, func(ctx context.Context) error {
@@ -137,8 +138,8 @@ func waitCondition(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, 
 		}
 		st = s
 		c := condition(s, typ)
-		if c.Status != status || c.Reason != string(reason) || s.ObservedGeneration != u.GetGeneration() {
-			return fmt.Errorf("%s is %s %s (generation %d observed %d): %+v", typ, c.Status, c.Reason, u.GetGeneration(), s.ObservedGeneration, s.Conditions)
+		if c.Status != status || c.Reason != string(reason) || c.ObservedGeneration != u.GetGeneration() || !strings.Contains(c.Message, what) {
+			return fmt.Errorf("want %s %s %s naming %q at generation %d: %+v", typ, status, reason, what, u.GetGeneration(), s.Conditions)
 		}
 		return nil
 	})
