@@ -79,10 +79,16 @@ func (e *env) testRewordingsShareABudget(t *testing.T) {
 		if got := cl.patches.Load(); got != want {
 			t.Fatalf("%s: rewording %d patched the status %d times, want %d (a turn every 10 s)", n, i+1, got, want)
 		}
-		waits = append(waits, res.RequeueAfter)
+		// The turn booked for it; the step comes back no later (sooner
+		// when the Pods of its workloads are due to be read again).
+		wait := r.statuses.turn(f.mustGet(t, n).GetUID())
+		if i > 0 && (res.RequeueAfter <= 0 || res.RequeueAfter > wait) {
+			t.Fatalf("%s: requeued after %v, want by its turn in %v", n, res.RequeueAfter, wait)
+		}
+		waits = append(waits, wait)
 	}
 	if waits[1] <= 0 || waits[2] <= waits[1] {
-		t.Fatalf("held rewordings requeue after %v and %v: want each a later turn", waits[1], waits[2])
+		t.Fatalf("held rewordings have turns in %v and %v: want each a later turn", waits[1], waits[2])
 	}
 	// Asked again before its turn, a held rewording keeps its turn (not a
 	// new one, later still).
@@ -91,8 +97,8 @@ func (e *env) testRewordingsShareABudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cl.patches.Load() != 0 || res.RequeueAfter != waits[1] {
-		t.Fatalf("wait-b asked again: %d patches, requeue after %v; want none, after %v", cl.patches.Load(), res.RequeueAfter, waits[1])
+	if turn := r.statuses.turn(f.mustGet(t, names[1]).GetUID()); cl.patches.Load() != 0 || turn != waits[1] || res.RequeueAfter > turn {
+		t.Fatalf("wait-b asked again: %d patches, its turn in %v, requeue after %v; want none, the same turn %v", cl.patches.Load(), turn, res.RequeueAfter, waits[1])
 	}
 	// A change of state is written at once, whatever the budget: a spec
 	// change (an upgrade).
