@@ -107,11 +107,12 @@ func (w *podWorld) setPod(t *testing.T, name string, st corev1.PodStatus) {
 
 // A StatefulSet that is not ready says why its Pod does not run: the
 // scheduler's message of its own Pod (not another's under the same
-// labels). Its Pods are first listed one podRecheck after it was found
-// not ready (a rollout over by then lists none), then not again before
-// podRecheck, each wait twice the last while nothing changes (up to
-// podRecheckMax), and again podRecheck after the reason or the workload
-// changed; once ready, nothing is listed and nothing remembered.
+// labels). Its Pods are first listed once it has been found not ready and
+// unchanged for podRecheck, then not again before podRecheck, each wait
+// twice the last while nothing changes (up to podRecheckMax), podRecheck
+// after the reason changed; a workload that keeps changing (a rollout
+// that progresses) lists nothing, and what its Pods said goes with the
+// change; once ready, nothing is listed and nothing remembered.
 func TestPodReasonOfAWorkloadNotReady(t *testing.T) {
 	w := newPodWorld(t)
 	ctx := context.Background()
@@ -175,8 +176,21 @@ func TestPodReasonOfAWorkloadNotReady(t *testing.T) {
 	if err := w.c.Status().Update(ctx, sts); err != nil {
 		t.Fatal(err)
 	}
-	if r = w.look(t, ctx); !r.recheck.Equal(last.Add(podRecheck)) {
-		t.Errorf("after the workload changed, recheck in %s (want %s after the last read)", r.recheck.Sub(last), podRecheck)
+	if r = w.look(t, ctx); !r.recheck.Equal(last.Add(podRecheck)) || r.cause != "" {
+		t.Errorf("after the workload changed, recheck in %s (want %s after the change), cause %q (want none)", r.recheck.Sub(last), podRecheck, r.cause)
+	}
+	// It keeps changing, each time before the poll is over: no list.
+	before := w.lists
+	for _, rev := range []string{"db-3", "db-4", "db-5"} {
+		w.clock.Step(podRecheck - time.Second)
+		sts.Status.CurrentRevision = rev
+		if err := w.c.Status().Update(ctx, sts); err != nil {
+			t.Fatal(err)
+		}
+		r = w.look(t, ctx)
+	}
+	if w.lists != before || !r.recheck.Equal(w.clock.Now().Add(podRecheck)) {
+		t.Errorf("a workload changing every %s: %d lists (want none), recheck in %s", podRecheck-time.Second, w.lists-before, r.recheck.Sub(w.clock.Now()))
 	}
 
 	// Ready: no list, no reason, nothing remembered.
@@ -186,7 +200,7 @@ func TestPodReasonOfAWorkloadNotReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.clock.Step(time.Hour)
-	before := w.lists
+	before = w.lists
 	if r = w.look(t, ctx); !r.current || r.why != "" || !r.recheck.IsZero() || w.lists != before {
 		t.Errorf("ready: %+v, %d more lists", r, w.lists-before)
 	}
