@@ -166,8 +166,13 @@ type Guard struct {
 	// As is the user the action's requests to the cluster impersonate
 	// (a ServiceAccount's "system:serviceaccount:<ns>:<name>"): they can
 	// do only what that user may. The release storage stays the
-	// operator's. "": the operator's own identity.
+	// operator's. "": the operator's own identity. The chart's lookup
+	// reads as this user too.
 	As string
+	// LookupCluster lets the chart's lookup read whatever As (or the
+	// operator) may read, anywhere (watches.yaml lookup: Cluster). false,
+	// the default: lookup reads only the release namespace (lookup.go).
+	LookupCluster bool
 
 	// fresh: the install creates its objects without reading them first
 	// (see createFirst; Install sets it).
@@ -187,7 +192,7 @@ func (c *Client) config(ctx context.Context, ns string, maxHistory int, g Guard)
 	st.MaxHistory = maxHistory
 	var getter action.RESTClientGetter
 	if c.getter != nil {
-		getter = c.getter.inNamespace(ns).as(g.As)
+		getter = renderGetter{restGetter: c.getter.inNamespace(ns).as(g.As), cluster: g.LookupCluster, log: log}
 	}
 	return &action.Configuration{
 		RESTClientGetter: getter,

@@ -327,7 +327,8 @@ func (s *step) guard(ctx context.Context, admit helm.Admit) helm.Guard {
 		s.writes = &writes{}
 	}
 	return helm.Guard{Admit: admit, Redact: s.d.redact.Redact,
-		Timeout: s.t.Watch.Policy.Timeout, AsReleased: s.e.asReleased(ctx, releaseKey(s.d.ref)), Wrote: s.writes.wrote, As: s.user()}
+		Timeout: s.t.Watch.Policy.Timeout, AsReleased: s.e.asReleased(ctx, releaseKey(s.d.ref)), Wrote: s.writes.wrote, As: s.user(),
+		LookupCluster: s.t.Watch.LookupScope() == watches.LookupCluster}
 }
 
 // relocate is the post-render edit of a watch's images setting (nil: none).

@@ -24,6 +24,12 @@ type Impersonate struct {
 	// Flux's spec.serviceAccountName). Default false: the annotation is
 	// refused.
 	AllowOverride bool `json:"allowOverride,omitempty"`
+	// AllowServiceAccountFromName lets a template with a fixed namespace
+	// take the account's name from the resource's name
+	// ("platform/{{ .Name }}"): whoever may create a resource then picks
+	// any account of that namespace. Default false: such a template is
+	// refused at load.
+	AllowServiceAccountFromName bool `json:"allowServiceAccountFromName,omitempty"`
 
 	account *template.Template
 	// fixedNamespace: the template's namespace is the same for every
@@ -75,6 +81,10 @@ func (p *Impersonate) validate(add func(field, format string, args ...any)) {
 		// The same for two resources of different namespaces (and release
 		// namespaces): it depends on neither, even if it is "ns-a".
 		p.fixedNamespace = a.Namespace == b.Namespace
+		if p.fixedNamespace && !p.AllowServiceAccountFromName && dependsOnName(t, "K") {
+			add("impersonate.serviceAccount", "%q takes the account's name from the resource's name in the fixed namespace %s: whoever may create a resource of the kind would choose any account of %s to release as; name one account, or set impersonate.allowServiceAccountFromName: true if everyone who may create one may use every account of %s",
+				p.ServiceAccount, a.Namespace, a.Namespace, a.Namespace)
+		}
 	}
 }
 

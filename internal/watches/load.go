@@ -133,10 +133,12 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 		w.WatchDependentResources = &t
 	}
 	w.resolvePolicy(add)
+	w.validateNamespaceFromName(add)
 	w.Hooks.validate(add)
 	ValidateImages(w.Images, add)
 	w.Scope.validate(add)
 	validateStorage(w.Storage, add)
+	validateLookup(w.Lookup, add)
 	validateCRDs(w.CRDs, add)
 	validateShortNames(w.ShortNames, add)
 	w.validateValuesFrom(add)

@@ -51,6 +51,11 @@ type Watch struct {
 	// ReleaseNamespace is a Go template for the release namespace.
 	// Default "{{ .Namespace }}" (the custom resource's namespace).
 	ReleaseNamespace string `json:"releaseNamespace,omitempty"`
+	// AllowReleaseNamespaceFromName lets ReleaseNamespace depend on the
+	// resource's name ("{{ .Name }}"): whoever may create a resource then
+	// picks the namespace of its release. Default false: such a template
+	// is refused at load (see validateNamespaceFromName).
+	AllowReleaseNamespaceFromName bool `json:"allowReleaseNamespaceFromName,omitempty"`
 	// Timeout bounds every Helm action (install, upgrade, rollback,
 	// uninstall), chart hooks included. Default 5m.
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
@@ -89,6 +94,10 @@ type Watch struct {
 	// Impersonate runs the watch's releases as a ServiceAccount (see
 	// Impersonate). Default: the operator's own rights.
 	Impersonate *Impersonate `json:"impersonate,omitempty"`
+	// Lookup says what the chart's lookup function may read: the release
+	// namespace (LookupReleaseNamespace, the default) or the whole
+	// cluster (LookupCluster; see LookupScope).
+	Lookup Lookup `json:"lookup,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`
