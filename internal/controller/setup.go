@@ -25,6 +25,7 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
 	"github.com/chartkeeper/chartkeeper/internal/intern"
+	"github.com/chartkeeper/chartkeeper/internal/metrics"
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/readiness"
 	"github.com/chartkeeper/chartkeeper/internal/release"
@@ -142,8 +143,12 @@ func (k *kindWatcher) watch(gvk schema.GroupVersionKind) error {
 // valuesFrom, reconciles resources when the objects they take values
 // from change (nil: only the resources' own changes do).
 func Setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine *release.Engine, t release.Target, log logr.Logger) error {
-	_, err := setup(mgr, deps, sources, engine, t, log)
-	return err
+	r, err := setup(mgr, deps, sources, engine, t, log)
+	if err != nil {
+		return err
+	}
+	metrics.TrackStores(r.tracked)
+	return nil
 }
 
 // setup is Setup, returning the controller's Reconciler.
