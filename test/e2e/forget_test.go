@@ -23,7 +23,7 @@ import (
 // engine's memos and expectations, the controllers' status book and
 // release index) and its metrics (chartkeeper_releases counts each
 // resource by state) hold nothing of it afterwards. Two resources per
-// case: one Ready, one whose Pods cannot start (its Pods' reasons are
+// case: one Ready, one whose Pods no node takes (its Pods' reasons are
 // polled and remembered).
 
 // TestNothingKeptForAResourceWhoseFinalizerWasRemovedByHand: the
@@ -64,8 +64,8 @@ func TestNothingKeptForAResourceRelabelledToAnotherShard(t *testing.T) {
 	waitNothingTracked(t, url)
 }
 
-// startTwo creates a Ready App and one whose Pods cannot pull their image
-// (from a loopback registry nothing serves), with labels (pairs), waits
+// startTwo creates a Ready App and one whose Pods no node can take, with
+// labels (pairs), waits
 // until both are released and checks that the operator's stores hold
 // them: else their being empty afterwards would prove nothing.
 func startTwo(t *testing.T, env *testenv.Env, ns, url string, labels ...string) []string {
@@ -73,7 +73,7 @@ func startTwo(t *testing.T, env *testenv.Env, ns, url string, labels ...string) 
 	ctx := context.Background()
 	specs := map[string]map[string]any{
 		"ready":   {"replicas": 1},
-		"waiting": {"replicas": 1, "image": "127.0.0.1:1/none:v1"},
+		"waiting": {"replicas": 1, "nodeSelector": map[string]any{"chartkeeper.dev/no-such-node": "true"}},
 	}
 	names := []string{"ready", "waiting"}
 	for _, name := range names {
