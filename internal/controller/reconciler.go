@@ -20,6 +20,7 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/metrics"
 	"github.com/chartkeeper/chartkeeper/internal/release"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
 // Reconciler reconciles the custom resources of one watch.
@@ -54,6 +55,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	// Requests come from released objects and release Secrets too, whatever
 	// the resource's labels: a resource the watch's selector does not select
 	// belongs to another operator (a shard), even while being deleted.
+	// A resource relabelled out of the selector reaches here too (setup's
+	// selected passes an update of a selected resource): this controller
+	// lets go of it.
 	if sel := r.target.Watch.LabelSelector; sel != nil && !sel.Matches(labels.Set(obj.GetLabels())) {
 		r.gone(req.NamespacedName)
 		r.statuses.forget(obj.GetUID())
@@ -98,16 +102,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		}
 		if wait > 0 && retErr == nil {
 			r.statuses.hold(obj.GetUID(), st)
+			r.statuses.named(obj.GetUID(), req.NamespacedName) // should it go meanwhile
 			if result.RequeueAfter == 0 || wait < result.RequeueAfter {
 				result.RequeueAfter = wait
 			}
 			return
 		}
-		rv, err := r.patchStatus(ctx, before, st)
+		rv, gone, err := r.patchStatus(ctx, before, st)
 		if err != nil {
 			if retErr == nil {
 				retErr = err
 			}
+			return
+		}
+		if rv == "" && gone {
+			r.statuses.forget(obj.GetUID()) // deleted meanwhile: nothing to remember
 			return
 		}
 		r.statuses.wrote(obj.GetUID(), st, now, rv)
@@ -121,7 +130,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	res, err = r.engine.Step(ctx, r.target, obj, &st)
 	ref, rerr := r.target.Watch.Release(obj.GetName(), obj.GetNamespace())
 	if rerr == nil {
-		r.releases.Store(ref.Namespace+"/"+ref.Name, req.NamespacedName)
+		r.index(ref, req.NamespacedName, res.Decision.Reason != api.ReasonReleaseOwnedByAnother)
 	}
 	// The release of a deleted resource is uninstalled: next it goes.
 	goes = deleting && len(obj.GetFinalizers()) == 1 && res.Ran == release.ActionUninstall && res.ActionErr == nil && err == nil
@@ -142,19 +151,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 
 // patchStatus writes st as the status subresource with a merge patch
 // against the object as it was read, and returns the resourceVersion the
-// write made ("" if the resource is gone).
-func (r *Reconciler) patchStatus(ctx context.Context, before *unstructured.Unstructured, st api.Status) (string, error) {
+// write made, or gone if the resource is.
+func (r *Reconciler) patchStatus(ctx context.Context, before *unstructured.Unstructured, st api.Status) (rv string, gone bool, err error) {
 	after := before.DeepCopy()
 	if err := api.SetStatus(after, st); err != nil {
-		return "", err
+		return "", false, err
 	}
 	if err := r.client.Status().Patch(ctx, after, client.MergeFrom(before)); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", nil
+			return "", true, nil
 		}
-		return "", fmt.Errorf("patching status: %w", err)
+		return "", false, fmt.Errorf("patching status: %w", err)
 	}
-	return after.GetResourceVersion(), nil
+	return after.GetResourceVersion(), false, nil
 }
 
 // patchFinalizer adds or removes chartkeeper's finalizer with an
@@ -175,11 +184,36 @@ func (r *Reconciler) patchFinalizer(ctx context.Context, obj *unstructured.Unstr
 	return nil
 }
 
-// gone forgets what the engine remembers of a resource this controller no
-// longer serves (deleted, or no longer selected): the valuesFrom objects
-// watched for it, its place among the remediations in flight.
+// gone forgets what is remembered of a resource this controller no
+// longer serves, whichever way it went (deleted, its finalizer removed by
+// hand, relabelled out of the selector): the engine's memory of it (the
+// valuesFrom objects watched for it, its place among the remediations in
+// flight, its state in chartkeeper_releases) and of its release when the
+// release was its own (the release index says so: another resource's,
+// whose release this one was refused, keeps its), and its status book.
 func (r *Reconciler) gone(nn types.NamespacedName) {
 	r.engine.ForgetResource(release.Resource{GroupKind: r.target.Watch.GroupVersionKind().GroupKind(), NamespacedName: nn})
+	r.statuses.forgetNamed(nn)
+	ref, err := r.target.Watch.Release(nn.Name, nn.Namespace)
+	if err != nil {
+		return
+	}
+	key := ref.Namespace + "/" + ref.Name
+	if owner, ok := r.ownerOf(key); ok && owner == nn {
+		r.releases.Delete(key)
+		r.engine.Forget(ref)
+	}
+}
+
+// index records that resource nn's release is ref when its own is true,
+// and that it is not (another resource's, refused) otherwise.
+func (r *Reconciler) index(ref watches.ReleaseRef, nn types.NamespacedName, own bool) {
+	key := ref.Namespace + "/" + ref.Name
+	if own {
+		r.releases.Store(key, nn)
+		return
+	}
+	r.releases.CompareAndDelete(key, nn)
 }
 
 // ownerOf maps a release key to its custom resource, if known.

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -25,6 +26,7 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
 	"github.com/chartkeeper/chartkeeper/internal/intern"
+	"github.com/chartkeeper/chartkeeper/internal/metrics"
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/readiness"
 	"github.com/chartkeeper/chartkeeper/internal/release"
@@ -142,8 +144,12 @@ func (k *kindWatcher) watch(gvk schema.GroupVersionKind) error {
 // valuesFrom, reconciles resources when the objects they take values
 // from change (nil: only the resources' own changes do).
 func Setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine *release.Engine, t release.Target, log logr.Logger) error {
-	_, err := setup(mgr, deps, sources, engine, t, log)
-	return err
+	r, err := setup(mgr, deps, sources, engine, t, log)
+	if err != nil {
+		return err
+	}
+	metrics.TrackStores(r.tracked)
+	return nil
 }
 
 // setup is Setup, returning the controller's Reconciler.
@@ -164,13 +170,22 @@ func setup(mgr manager.Manager, deps *Dependents, sources *ValuesSources, engine
 	// decoded when not told to: the watch takes either.
 	cr := &unstructured.Unstructured{}
 	cr.SetGroupVersionKind(gvk)
-	selected := predicate.NewPredicateFuncs(func(o client.Object) bool { return w.LabelSelector.Matches(labels.Set(o.GetLabels())) })
+	selects := func(o client.Object) bool { return w.LabelSelector.Matches(labels.Set(o.GetLabels())) }
+	selected := predicate.NewPredicateFuncs(selects)
+	// A resource relabelled out of the selector (to another shard) is
+	// reconciled once more, so that the reconciler lets go of it.
+	selectedOrWas := predicate.Funcs{
+		CreateFunc:  func(e event.CreateEvent) bool { return selects(e.Object) },
+		UpdateFunc:  func(e event.UpdateEvent) bool { return selects(e.ObjectNew) || selects(e.ObjectOld) },
+		DeleteFunc:  func(e event.DeleteEvent) bool { return selects(e.Object) },
+		GenericFunc: func(e event.GenericEvent) bool { return selects(e.Object) },
+	}
 	changed := predicate.Or[client.Object](
 		predicate.GenerationChangedPredicate{},
 		predicate.LabelChangedPredicate{},
 		predicate.AnnotationChangedPredicate{},
 	)
-	if err := c.Watch(source.Kind[client.Object](mgr.GetCache(), cr, &handler.EnqueueRequestForObject{}, selected, changed)); err != nil {
+	if err := c.Watch(source.Kind[client.Object](mgr.GetCache(), cr, &handler.EnqueueRequestForObject{}, selectedOrWas, changed)); err != nil {
 		return nil, err
 	}
 	// A status write enqueues nothing (changed), but once the cache holds

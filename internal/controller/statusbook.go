@@ -56,6 +56,9 @@ type statusBook struct {
 }
 
 type bookEntry struct {
+	// nn names the resource: a request for it that finds it gone forgets
+	// the entry by name (forgetNamed).
+	nn types.NamespacedName
 	at time.Time // the last write here
 	// rv is the resourceVersion that write returned (0: unknown); the
 	// cache holds the write once it shows this version or a later one.
@@ -124,6 +127,7 @@ func (b *statusBook) letGo(obj client.Object) {
 		return
 	}
 	e := b.entry(obj.GetUID())
+	e.nn = types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	e.seen = max(e.seen, v)
 	if e.rv != 0 && e.seen >= e.rv {
 		e.written = nil
@@ -179,6 +183,31 @@ func (b *statusBook) forget(uid types.UID) {
 	defer b.mu.Unlock()
 	b.giveBack(b.entries[uid])
 	delete(b.entries, uid)
+}
+
+// named records the name of uid's entry, if it has one.
+func (b *statusBook) named(uid types.UID, nn types.NamespacedName) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.entries[uid]; e != nil {
+		e.nn = nn
+	}
+}
+
+// forgetNamed forgets the entries of the resource nn, whatever its UID:
+// a request that finds the resource gone knows only its name. (An entry
+// the cache's deletion event did not forget is one a step still running
+// made after it.) It looks through every entry: resources go far less
+// often than they are stepped.
+func (b *statusBook) forgetNamed(nn types.NamespacedName) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for uid, e := range b.entries {
+		if e.nn == nn {
+			b.giveBack(e)
+			delete(b.entries, uid)
+		}
+	}
 }
 
 // size counts the resources the book holds anything of.

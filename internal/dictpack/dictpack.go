@@ -17,12 +17,15 @@
 // s2.MaxDictSize), replaced when one a quarter longer comes. Strings
 // packed against an older dictionary keep it, through their Packed, until
 // they are packed again.
+//
+// The dictionaries a Families holds are bounded by bytes (MaxBytes,
+// DefaultMaxBytes: 8 MiB) as well as by count (Max): a dictionary is
+// counted its string and the table S2 makes of it to encode (dictCost).
 package dictpack
 
 import (
 	"bytes"
 	"sync"
-	"sync/atomic"
 
 	"github.com/klauspost/compress/s2"
 )
@@ -67,10 +70,30 @@ type Families[K comparable] struct {
 	// and each makes a new one from its next string; strings packed
 	// before keep theirs.
 	Max int
+	// MaxBytes bounds the bytes the families' dictionaries hold at once
+	// (0: DefaultMaxBytes). When a new or grown dictionary would pass it,
+	// every family's is dropped, as past Max. A dictionary that alone
+	// would pass it is not made: its strings are kept as they are.
+	MaxBytes int
 
 	dicts sync.Map // K -> *dictionary
-	n     atomic.Int64
+	// mu orders the making of dictionaries, and guards n and bytes.
+	mu    sync.Mutex
+	n     int
+	bytes int
 }
+
+// DefaultMaxBytes bounds the dictionaries of a Families whose MaxBytes is
+// 0: 8 MiB, about 80 dictionaries of the largest size (s2.MaxDictSize
+// and its table), or hundreds of the size of a custom resource's JSON.
+const DefaultMaxBytes = 8 << 20
+
+// dictTable is what S2 allocates to encode against a dictionary: a table
+// of 1<<14 uint16 (s2.Dict's fastTable).
+const dictTable = 2 << 14
+
+// dictCost is what a dictionary made of size bytes holds.
+func dictCost(size int) int { return size + dictTable }
 
 type dictionary struct {
 	size int // the length of the string it was made from
@@ -111,19 +134,55 @@ func (f *Families[K]) dictFor(family K, b []byte) *s2.Dict {
 	if len(from) > s2.MaxDictSize {
 		from = from[:s2.MaxDictSize] // a string's start is what its family shares most
 	}
-	d := s2.MakeDict(bytes.Clone(from), nil)
-	if d == nil {
+	keep := func() *s2.Dict {
 		if cur != nil {
 			return cur.dict
 		}
 		return nil
 	}
-	if !ok && f.Max > 0 && f.n.Add(1) > int64(f.Max) {
-		f.dicts.Clear()
-		f.n.Store(1)
+	if dictCost(len(from)) > f.maxBytes() {
+		return keep()
 	}
-	f.dicts.Store(family, &dictionary{size: len(from), dict: d}) // a race loses a dictionary, not a string
+	d := s2.MakeDict(bytes.Clone(from), nil)
+	if d == nil {
+		return keep()
+	}
+	f.store(family, &dictionary{size: len(from), dict: d})
 	return d
+}
+
+// store makes d family's dictionary, dropping every family's when the
+// families would pass Max or MaxBytes.
+func (f *Families[K]) store(family K, d *dictionary) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, b := f.n, f.bytes+dictCost(d.size)
+	if v, ok := f.dicts.Load(family); ok {
+		b -= dictCost(v.(*dictionary).size)
+	} else {
+		n++
+	}
+	if (f.Max > 0 && n > f.Max) || b > f.maxBytes() {
+		f.dicts.Clear()
+		n, b = 1, dictCost(d.size)
+	}
+	f.n, f.bytes = n, b
+	f.dicts.Store(family, d)
+}
+
+// maxBytes is the bound of the families' dictionaries.
+func (f *Families[K]) maxBytes() int {
+	if f.MaxBytes > 0 {
+		return f.MaxBytes
+	}
+	return DefaultMaxBytes
+}
+
+// Bytes reports what the families' dictionaries hold (at most MaxBytes).
+func (f *Families[K]) Bytes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bytes
 }
 
 // scratch holds buffers of a pack's or an unpack's size class.

@@ -66,7 +66,8 @@ var gzipMagic = []byte{0x1f, 0x8b, 0x08}
 
 // bodyFamilies packs release bodies, one family per chart (the hash of its
 // member): at most 256 charts hold a dictionary at once, each up to
-// s2.MaxDictSize of a body and its tables.
+// s2.MaxDictSize of a body and its tables, and dictpack.DefaultMaxBytes
+// (8 MiB) in all.
 var bodyFamilies = dictpack.Families[uint64]{Max: 256}
 
 // chartSeed is the seed of chart members' hashes.

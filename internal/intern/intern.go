@@ -7,7 +7,9 @@
 //
 // The cache transforms pass what they keep through here; equal strings
 // then share their bytes. The table is strong and bounded: two
-// generations of at most Generation strings each. A string looked up is
+// generations of at most Generation strings each, and, in all, at most
+// Table.MaxBytes bytes (DefaultMaxBytes, 8 MiB: half for strings, half
+// for maps; see bytes.go for what an entry is counted). A string looked up is
 // moved to the current one, so those in use stay; one seen once (a UID, a
 // digest) ages out with its generation. Strings already handed out stay
 // valid whatever the table forgets: a forgotten string is only no longer
@@ -34,6 +36,11 @@ const MaxLen = 256
 // Table is a bounded string table (and map table, Map). The zero value is
 // ready to use.
 type Table struct {
+	// MaxBytes bounds the bytes the table holds (0: DefaultMaxBytes):
+	// half of it for strings, half for maps, each in two generations.
+	// Set it before the table is used.
+	MaxBytes int
+
 	mu      sync.Mutex
 	strings generations[string, string]
 	// maps: the maps Map shares, by a hash of their content.
@@ -50,9 +57,9 @@ func (t *Table) String(s string) string {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.strings.intern(Generation, s, func(string) bool { return true },
+	return t.strings.intern(Generation, t.generationBytes(), s, func(string) bool { return true },
 		func() string { return strings.Clone(s) }, // not a slice of a decoder's buffer
-		func(v string) string { return v })
+		func(v string) string { return v }, stringCost)
 }
 
 // Len reports how many strings the table holds.

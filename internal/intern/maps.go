@@ -30,8 +30,8 @@ func (t *Table) Map(m map[string]string) map[string]string {
 	h := mapHash(m)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.maps.intern(MapGeneration, h, func(v map[string]string) bool { return maps.Equal(v, m) },
-		func() map[string]string { return m }, func(map[string]string) uint64 { return h })
+	return t.maps.intern(MapGeneration, t.generationBytes(), h, func(v map[string]string) bool { return maps.Equal(v, m) },
+		func() map[string]string { return m }, func(map[string]string) uint64 { return h }, mapCost)
 }
 
 // Forget drops the table's map equal to m, if it holds one: m's content is
@@ -48,7 +48,7 @@ func (t *Table) Forget(m map[string]string) {
 	h := mapHash(m)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.maps.forget(h, func(v map[string]string) bool { return maps.Equal(v, m) })
+	t.maps.forget(h, func(v map[string]string) bool { return maps.Equal(v, m) }, mapCost)
 }
 
 // mapHash hashes m's entries in any order (a sum of each entry's hash).

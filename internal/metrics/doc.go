@@ -5,4 +5,5 @@
 //	chartkeeper_helm_actions_total{action,result}
 //	chartkeeper_helm_action_duration_seconds{action,result}
 //	chartkeeper_releases{kind,state}   custom resources per release state
+//	chartkeeper_tracked_resources{store}   resources each in-memory store holds
 package metrics

@@ -81,6 +81,13 @@ func (s *StateTracker) Delete(key string) {
 	delete(s.state, key)
 }
 
+// Len counts the resources whose state is recorded.
+func (s *StateTracker) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.state)
+}
+
 // Describe implements prometheus.Collector.
 func (s *StateTracker) Describe(ch chan<- *prometheus.Desc) { ch <- s.desc }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/controller"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
+	"github.com/chartkeeper/chartkeeper/internal/metrics"
 	"github.com/chartkeeper/chartkeeper/internal/recorder"
 	"github.com/chartkeeper/chartkeeper/internal/release"
 )
@@ -73,6 +74,7 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 	if err != nil {
 		return err
 	}
+	metrics.TrackStores(engine.Tracked)
 	for _, w := range op.watches {
 		if err := controller.Setup(op.mgr, deps, sources, engine, release.NewTarget(w), op.log); err != nil {
 			return fmt.Errorf("setting up %s: %w", w, err)

@@ -145,10 +145,14 @@ func NewTarget(w watches.Watch) Target {
 // releaseKey names a release in the engine's in-memory maps.
 func releaseKey(ref watches.ReleaseRef) string { return ref.Namespace + "/" + ref.Name }
 
-// Forget drops everything remembered about a release (after deletion).
+// Forget drops everything remembered about a release: after its
+// deletion, or once its resource is gone otherwise (its finalizer removed
+// by hand, relabelled to another shard). Memory, not state: a release
+// stepped again is read anew.
 func (e *Engine) Forget(ref watches.ReleaseRef) {
 	k := releaseKey(ref)
 	e.expect.forget(k)
+	e.rendered.forget(ref)
 	e.manifests.forget(k)
 	e.drift.baseline.forget(k)
 	e.ready.forget(k)

@@ -1,6 +1,11 @@
 package release
 
-import "sync"
+import (
+	"slices"
+	"sync"
+
+	"github.com/chartkeeper/chartkeeper/internal/watches"
+)
 
 // renderedRevisions keeps the parsed objects, with what was rendered, of
 // the last few revisions read back for it (Engine.renderedOf): a release's
@@ -40,4 +45,17 @@ func (c *renderedRevisions) put(r revisionRef, objs []object) {
 	}
 	c.refs = append(c.refs, r)
 	c.objs[r] = objs
+}
+
+// forget drops the revisions of release ref.
+func (c *renderedRevisions) forget(ref watches.ReleaseRef) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refs = slices.DeleteFunc(c.refs, func(r revisionRef) bool {
+		if r.release == ref.Name && r.namespace == ref.Namespace {
+			delete(c.objs, r)
+			return true
+		}
+		return false
+	})
 }

@@ -142,9 +142,8 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	s.tracked(res)
 	res.Requeue, res.Causes = s.stepPodsRecheck(res), s.podCauses()
 	res.Requeue = requeue(res, t.Watch)
-	metrics.States.Set(string(obj.GetUID()), t.Watch.Kind, string(s.dec.State))
+	metrics.States.Set(resourceOf(obj).key(), t.Watch.Kind, string(s.dec.State))
 	if res.Finished {
-		metrics.States.Delete(string(obj.GetUID()))
 		e.ForgetResource(resourceOf(obj))
 		if !s.o.Owner.refused() { // the memory of another's release stays
 			e.Forget(s.d.ref)

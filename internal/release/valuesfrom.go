@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/metrics"
 	"github.com/chartkeeper/chartkeeper/internal/values"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
@@ -58,12 +59,18 @@ func resourceOf(obj *unstructured.Unstructured) Resource {
 // server, on every step, with nothing watched).
 func WithValuesSources(v ValuesSources) Option { return func(e *Engine) { e.sources = v } }
 
-// ForgetResource says that a custom resource is gone: it takes values
-// from nothing any more, and is not being remediated.
+// ForgetResource says that a custom resource is gone (deleted, or no
+// longer this controller's): it takes values from nothing any more, is
+// not being remediated, and has no state in chartkeeper_releases. What is
+// remembered of its release goes with Forget.
 func (e *Engine) ForgetResource(r Resource) {
 	e.sources.Use(r, nil)
 	e.remediating.drop(r)
+	metrics.States.Delete(r.key())
 }
+
+// key names r in chartkeeper_releases' bookkeeping.
+func (r Resource) key() string { return r.GroupKind.String() + "/" + r.Namespace + "/" + r.Name }
 
 // liveSources reads valuesFrom objects from the API server at each step.
 type liveSources struct{ c client.Reader }
