@@ -194,11 +194,13 @@ func (s *step) readValuesFrom(ctx context.Context) error {
 func (f *fromSources) add(src watches.ValuesSource, raw []byte) error {
 	secret := src.Object.Kind == watches.SourceSecret
 	if src.TargetPath != "" {
+		if secret { // before SetString: its error may quote the value
+			f.secrets = append(f.secrets, string(raw))
+		}
 		if err := values.SetString(f.values, src.TargetPath, string(raw)); err != nil {
 			return fmt.Errorf("valuesFrom: %s key %q at targetPath %s: %w", src.Object, src.ValuesKey, src.TargetPath, err)
 		}
 		if secret {
-			f.secrets = append(f.secrets, string(raw))
 			shape := chartutil.Values{}
 			_ = values.SetString(shape, src.TargetPath, "") // the same path: it parsed above
 			f.secretShapes = append(f.secretShapes, shape)
