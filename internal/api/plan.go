@@ -21,8 +21,11 @@ const (
 // server answered to dry runs of it against the live objects. It names
 // objects and fields, never values.
 type PlanStatus struct {
-	// Digest identifies the plan: the desired chart and values, and the
-	// revision they would upgrade. Approve it with AnnotationApprove.
+	// Digest identifies the plan: what the upgrade is made from and for
+	// (the desired chart and values, the revision they would upgrade, the
+	// resource's UID, the release, the account, the upgrade annotations),
+	// then the planned changes too (internal/release/plan.go). Approve it
+	// with AnnotationApprove.
 	Digest string `json:"digest"`
 	// FromRevision is the revision the upgrade starts from.
 	FromRevision int `json:"fromRevision"`

@@ -32,8 +32,16 @@ type steering struct {
 	uninstallWait   *bool
 	reconcilePeriod *time.Duration
 	approval        watches.Approval
-	// refused says which annotations are refused and why (nil: none).
-	refused error
+	// refused says which annotations are refused and why (nil: none);
+	// problems are its parts.
+	refused  error
+	problems []string
+}
+
+// refuse records that annotation name is refused, and why.
+func (s *steering) refuse(name, format string, args ...any) {
+	s.problems = append(s.problems, fmt.Sprintf("annotation %s refused: %s", name, fmt.Sprintf(format, args...)))
+	s.refused = errors.New(strings.Join(s.problems, "; ") + "; nothing is released until it is fixed")
 }
 
 // helmOperatorAnnotation is one per-resource annotation of the
@@ -92,10 +100,7 @@ func parseBool(v string) (bool, error) {
 // collected in refused, each naming its annotation.
 func steeringOf(annotations map[string]string) steering {
 	var s steering
-	var problems []string
-	refuse := func(name, format string, args ...any) {
-		problems = append(problems, fmt.Sprintf("annotation %s refused: %s", name, fmt.Sprintf(format, args...)))
-	}
+	refuse := s.refuse
 	switch v, ok := annotations[api.AnnotationSuspend]; {
 	case !ok || v == "false":
 	case v == "true":
@@ -128,9 +133,6 @@ func steeringOf(annotations map[string]string) steering {
 			refuse(k, "%v", err)
 		}
 	}
-	if len(problems) > 0 {
-		s.refused = errors.New(strings.Join(problems, "; ") + "; nothing is released until it is fixed")
-	}
 	return s
 }
 
@@ -147,15 +149,22 @@ func knownHelmOperatorAnnotations() string {
 func (s steering) holds() bool { return s.suspend || s.refused != nil }
 
 // overlay applies the per-resource overrides of the watch's policy
-// (uninstall-wait, reconcile-period) to the step's copy of its target.
-func (s steering) overlay(t Target) Target {
+// (uninstall-wait, reconcile-period, approval) to the step's copy of its
+// target. An approval annotation may make approval manual; it may lift the
+// watch's manual approval only where the watch allows it
+// (upgrade.allowResourceAutoApproval): elsewhere it is refused.
+func (s *steering) overlay(t Target) Target {
 	if s.uninstallWait != nil {
 		t.Watch.Policy.UninstallWait = *s.uninstallWait
 	}
 	if s.reconcilePeriod != nil {
 		t.Watch.ReconcilePeriod = &metav1.Duration{Duration: *s.reconcilePeriod}
 	}
-	if s.approval != "" {
+	switch p := t.Watch.Policy; {
+	case s.approval == "":
+	case s.approval == watches.ApprovalAuto && p.Approval == watches.ApprovalManual && !p.AllowResourceAutoApproval:
+		s.refuse(api.AnnotationApproval, `%q would lift the watch's manual approval, which the watch does not allow (upgrade.allowResourceAutoApproval); a resource may only make approval manual`, s.approval)
+	default:
 		t.Watch.Policy.Approval = s.approval
 	}
 	return t

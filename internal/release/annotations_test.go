@@ -73,7 +73,7 @@ func TestSteeringOverlay(t *testing.T) {
 	p := 30 * time.Second
 	f := false
 	tg := Target{Watch: watches.Watch{Policy: watches.Policy{UninstallWait: true}}}
-	got := steering{uninstallWait: &f, reconcilePeriod: &p}.overlay(tg)
+	got := (&steering{uninstallWait: &f, reconcilePeriod: &p}).overlay(tg)
 	if got.Watch.Policy.UninstallWait || got.Watch.Period() != p {
 		t.Errorf("overlay: %+v", got.Watch)
 	}
@@ -256,5 +256,45 @@ func TestMachineRefusedAnnotation(t *testing.T) {
 	}
 	if len(m.history()) != 0 {
 		t.Errorf("installed: %v", m.history())
+	}
+}
+
+// A resource's approval annotation may make approval manual; it lifts a
+// manual approval only where the watch allows it, else it is refused.
+func TestSteeringApprovalOverlay(t *testing.T) {
+	manual, auto := watches.ApprovalManual, watches.ApprovalAuto
+	tests := []struct {
+		name       string
+		watch      watches.Approval
+		allow      bool
+		annotation string
+		want       watches.Approval
+		refused    bool
+	}{
+		{"no annotation keeps the watch's", manual, false, "", manual, false},
+		{"manual tightens auto", auto, false, "manual", manual, false},
+		{"auto on auto", auto, false, "auto", auto, false},
+		{"manual on manual", manual, false, "manual", manual, false},
+		{"auto may not lift manual", manual, false, "auto", manual, true},
+		{"auto lifts manual where the watch allows it", manual, true, "auto", auto, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			anns := map[string]string{}
+			if tt.annotation != "" {
+				anns[api.AnnotationApproval] = tt.annotation
+			}
+			s := steeringOf(anns)
+			got := s.overlay(Target{Watch: watches.Watch{Policy: watches.Policy{Approval: tt.watch, AllowResourceAutoApproval: tt.allow}}})
+			if got.Watch.Policy.Approval != tt.want {
+				t.Errorf("approval %q, want %q", got.Watch.Policy.Approval, tt.want)
+			}
+			if (s.refused != nil) != tt.refused || s.holds() != tt.refused {
+				t.Fatalf("refused %v, want a refusal: %v", s.refused, tt.refused)
+			}
+			if tt.refused && (!strings.Contains(s.refused.Error(), api.AnnotationApproval) || !strings.Contains(s.refused.Error(), "allowResourceAutoApproval")) {
+				t.Errorf("the refusal %q names neither the annotation nor the watch field", s.refused)
+			}
+		})
 	}
 }

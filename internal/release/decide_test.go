@@ -261,25 +261,25 @@ func TestDecide(t *testing.T) {
 			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Second)
 		}, nil, Decision{State: StateStalled, Reason: api.ReasonReadinessFailed}},
 		{"manual approval: a change is planned, not upgraded", func(o *Observation) {
-			o.Latest, o.ManualApproval, o.PlanDigest = rev(1, helmrelease.StatusDeployed, old), true, "p1"
+			o.Latest, o.ManualApproval, o.PlanInputs = rev(1, helmrelease.StatusDeployed, old), true, "i1"
 		}, nil, Decision{State: StateAwaitingApproval, Action: ActionPlan, Reason: api.ReasonAwaitingApproval}},
 		{"manual approval: a planned change waits", func(o *Observation) {
-			o.Latest, o.ManualApproval, o.PlanDigest, o.Planned = rev(1, helmrelease.StatusDeployed, old), true, "p1", "p1"
+			o.Latest, o.ManualApproval, o.PlanInputs, o.Planned = rev(1, helmrelease.StatusDeployed, old), true, "i1", "i1p1"
 		}, nil, Decision{State: StateAwaitingApproval, Reason: api.ReasonAwaitingApproval}},
-		{"manual approval: a plan made for other values is made again", func(o *Observation) {
-			o.Latest, o.ManualApproval, o.PlanDigest, o.Planned, o.Approved = rev(1, helmrelease.StatusDeployed, old), true, "p2", "p1", "p1"
+		{"manual approval: a plan made for other values is made again, whatever approves it", func(o *Observation) {
+			o.Latest, o.ManualApproval, o.PlanInputs, o.Planned, o.Approved = rev(1, helmrelease.StatusDeployed, old), true, "i2", "", "i1p1"
 		}, nil, Decision{State: StateAwaitingApproval, Action: ActionPlan, Reason: api.ReasonAwaitingApproval}},
 		{"manual approval: an approval of another plan is refused", func(o *Observation) {
-			o.Latest, o.ManualApproval, o.PlanDigest, o.Planned, o.Approved = rev(1, helmrelease.StatusDeployed, old), true, "p2", "p2", "p1"
+			o.Latest, o.ManualApproval, o.PlanInputs, o.Planned, o.Approved = rev(1, helmrelease.StatusDeployed, old), true, "i2", "i2p2", "i1p1"
 		}, nil, Decision{State: StateAwaitingApproval, Reason: api.ReasonApprovalStale}},
 		{"manual approval: the approved plan upgrades", func(o *Observation) {
-			o.Latest, o.ManualApproval, o.PlanDigest, o.Planned, o.Approved = rev(1, helmrelease.StatusDeployed, old), true, "p1", "p1", "p1"
+			o.Latest, o.ManualApproval, o.PlanInputs, o.Planned, o.Approved = rev(1, helmrelease.StatusDeployed, old), true, "i1", "i1p1", "i1p1"
 		}, nil, Decision{State: StateOutOfSync, Action: ActionUpgrade, Reason: api.ReasonProgressing}},
 		{"manual approval: a failed upgrade's retry is not held", func(o *Observation) {
-			o.Latest, o.ManualApproval, o.PlanDigest = &Revision{Version: 3, Status: helmrelease.StatusFailed, Digest: old, IsRollback: true}, true, "p1"
+			o.Latest, o.ManualApproval, o.PlanInputs = &Revision{Version: 3, Status: helmrelease.StatusFailed, Digest: old, IsRollback: true}, true, "i1"
 		}, nil, Decision{State: StateFailed, Action: ActionUpgrade, Reason: api.ReasonProgressing}},
 		{"manual approval: in sync, nothing to approve", func(o *Observation) {
-			o.Latest, o.ManualApproval, o.PlanDigest = rev(2, helmrelease.StatusDeployed, want), true, "p1"
+			o.Latest, o.ManualApproval, o.PlanInputs = rev(2, helmrelease.StatusDeployed, want), true, "i1"
 		}, nil, Decision{State: StateInSync}},
 		{"in sync does nothing", func(o *Observation) { o.Latest = rev(2, helmrelease.StatusDeployed, want) }, nil,
 			Decision{State: StateInSync}},

@@ -33,6 +33,8 @@ type desired struct {
 	// spec and in the computed values) from every message: conditions,
 	// events, logs, hook failures. Built once per step.
 	redact *values.Redactor
+	// secrets are the strings redact hides.
+	secrets []string
 }
 
 // desire computes the desired release: name, values (valuesFrom, under the
@@ -59,9 +61,11 @@ func (s *step) desire(ctx context.Context) (hookErr error) {
 	defer func() {
 		if d.values != nil { // a translator or override may have added secrets
 			if more := values.SecretStrings(t.Watch.Chart, d.values); len(more) > 0 {
-				d.redact = values.NewRedactor(append(secrets, more...))
+				secrets = append(secrets, more...)
+				d.redact = values.NewRedactor(secrets)
 			}
 		}
+		d.secrets = secrets
 		d.err = d.redact.Error(d.err)
 		hookErr = d.redact.Error(hookErr)
 	}()
@@ -156,7 +160,7 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	}
 	l := revs[len(revs)-1]
 	o.Latest = &Revision{Version: l.Version, Status: l.Status, Digest: l.Labels[api.LabelDigest]}
-	o.observeApproval(t.Watch.Policy.Approval, obj.GetAnnotations(), st)
+	o.observeApproval(t.Watch.Policy.Approval, obj, d, sg, st)
 	if l.Status.IsPending() {
 		o.PendingSince, o.ActionRunning = l.Modified, e.running.has(key)
 	}

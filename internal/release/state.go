@@ -125,11 +125,13 @@ type Observation struct {
 	Ready bool
 	// ManualApproval: upgrades wait for a person's approval of their plan
 	// (upgrade.approval: manual, or the resource's annotation). Then
-	// PlanDigest is the plan the desired chart and values make from Latest,
-	// Planned the plan status.plan holds, and Approved the plan the
-	// resource's chartkeeper.dev/approve names ("" once applied).
+	// PlanInputs identifies what the upgrade of Latest to the desired chart
+	// and values is made from and for (plan.go), Planned is the digest of
+	// the plan status.plan holds when it was made for PlanInputs ("": to
+	// be planned), and Approved the plan the resource's
+	// chartkeeper.dev/approve names ("" once applied).
 	ManualApproval                bool
-	PlanDigest, Planned, Approved string
+	PlanInputs, Planned, Approved string
 	// ReadyFailed: a released object has Failed (it will not become
 	// Current without a change): the readiness wait is over.
 	ReadyFailed bool

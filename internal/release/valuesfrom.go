@@ -130,6 +130,9 @@ type fromSources struct {
 	values chartutil.Values
 	// secrets are the strings Secrets gave: hidden from every message.
 	secrets []string
+	// secretShapes are where Secrets' values go: each Secret entry's
+	// content, or the path of its targetPath (see secretsIn).
+	secretShapes []chartutil.Values
 	// err: the values cannot be had (a *ValuesSourceError, or an entry
 	// whose content is not values).
 	err error
@@ -198,11 +201,16 @@ func (s *step) readValuesFrom(ctx context.Context) error {
 func (f *fromSources) add(src watches.ValuesSource, raw []byte) error {
 	secret := src.Object.Kind == watches.SourceSecret
 	if src.TargetPath != "" {
-		if secret {
+		if secret { // before SetString: its error may quote the value
 			f.secrets = append(f.secrets, string(raw))
 		}
 		if err := values.SetString(f.values, src.TargetPath, string(raw)); err != nil {
 			return fmt.Errorf("valuesFrom: %s key %q at targetPath %s: %w", src.Object, src.ValuesKey, src.TargetPath, err)
+		}
+		if secret {
+			shape := chartutil.Values{}
+			_ = values.SetString(shape, src.TargetPath, "") // the same path: it parsed above
+			f.secretShapes = append(f.secretShapes, shape)
 		}
 		return nil
 	}
@@ -219,9 +227,60 @@ func (f *fromSources) add(src watches.ValuesSource, raw []byte) error {
 	}
 	if secret {
 		f.secrets = append(f.secrets, values.Leaves(map[string]any(doc))...)
+		f.secretShapes = append(f.secretShapes, doc)
 	}
 	f.values = values.Merge(f.values, doc)
 	return nil
+}
+
+// secretsIn returns the strings of vals (the values of an earlier
+// revision, say) where the Secrets of valuesFrom put theirs now: what a
+// Secret gave before it changed, which the live objects may still hold.
+func (f *fromSources) secretsIn(vals map[string]any) []string {
+	var out []string
+	for _, shape := range f.secretShapes {
+		out = append(out, valuesAt(map[string]any(shape), vals)...)
+	}
+	return out
+}
+
+// valuesAt returns the leaves of vals found where shape has values.
+func valuesAt(shape, vals any) []string {
+	if v, ok := vals.(chartutil.Values); ok {
+		vals = map[string]any(v)
+	}
+	if v, ok := shape.(chartutil.Values); ok {
+		shape = map[string]any(v)
+	}
+	switch sh := shape.(type) {
+	case nil: // an element a path skipped ("hosts[1]" has none at 0)
+		return nil
+	case map[string]any:
+		m, ok := vals.(map[string]any)
+		if !ok {
+			return nil
+		}
+		var out []string
+		for k, sub := range sh {
+			if v, ok := m[k]; ok {
+				out = append(out, valuesAt(sub, v)...)
+			}
+		}
+		return out
+	case []any:
+		l, ok := vals.([]any)
+		if !ok {
+			return nil
+		}
+		var out []string
+		for i, sub := range sh {
+			if i < len(l) {
+				out = append(out, valuesAt(sub, l[i])...)
+			}
+		}
+		return out
+	}
+	return values.Leaves(vals)
 }
 
 // yamlLine finds the line a YAML parser names in its message.

@@ -3,10 +3,12 @@ package release
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"helm.sh/helm/v3/pkg/chartutil"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -214,5 +216,36 @@ func TestValuesFromSecretParseErrorQuotesNothing(t *testing.T) {
 	}
 	if strings.Join(f.secrets, ",") != "hunter2-secret,5432" {
 		t.Errorf("secrets %q, want the Secret's strings and numbers long enough to hide", f.secrets)
+	}
+}
+
+// secretsIn finds, in an earlier revision's values, what is where the
+// Secrets of valuesFrom put their values now (a targetPath, or a whole
+// document's leaves), and nothing else.
+func TestValuesFromSecretsIn(t *testing.T) {
+	f := fromSources{values: chartutil.Values{}}
+	for _, src := range []struct {
+		src watches.ValuesSource
+		raw string
+	}{
+		{watches.ValuesSource{Object: watches.SourceObject{Kind: watches.SourceSecret, Name: "s"}, TargetPath: "db.user"}, "new-user-0002"},
+		{watches.ValuesSource{Object: watches.SourceObject{Kind: watches.SourceSecret, Name: "s"}, TargetPath: "hosts[1]"}, "new-host-0002"},
+		{watches.ValuesSource{Object: watches.SourceObject{Kind: watches.SourceSecret, Name: "s"}}, "auth:\n  token: new-token-0002\n"},
+		{watches.ValuesSource{Object: watches.SourceObject{Kind: watches.SourceConfigMap, Name: "c"}, TargetPath: "db.host"}, "db.example"},
+	} {
+		if err := f.add(src.src, []byte(src.raw)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := map[string]any{
+		"db":    map[string]any{"user": "old-user-0001", "host": "old-host.example"},
+		"hosts": []any{"public-host-0", "old-host-0001"},
+		"auth":  map[string]any{"token": "old-token-0001", "mode": "plain-mode"},
+		"other": "plain-value",
+	}
+	got := f.secretsIn(old)
+	slices.Sort(got)
+	if want := []string{"old-host-0001", "old-token-0001", "old-user-0001"}; !slices.Equal(got, want) {
+		t.Errorf("secretsIn = %v, want %v", got, want)
 	}
 }

@@ -144,6 +144,9 @@ type Policy struct {
 	// Approval is upgrade.approval: ApprovalManual makes an upgrade wait
 	// for a person's approval of its plan.
 	Approval Approval
+	// AllowResourceAutoApproval is upgrade.allowResourceAutoApproval: a
+	// resource's approval annotation may lift a manual approval.
+	AllowResourceAutoApproval bool
 	// Test is the chart tests' gate (watch test).
 	Test TestPolicy
 }
@@ -217,7 +220,7 @@ func (w *Watch) resolvePolicy(add func(field, format string, args ...any)) {
 		p.Health = resolveExpressions(r.Expressions, add)
 	}
 	p.DriftMode, p.DriftIgnore = w.Drift.resolve(add)
-	p.Approval = w.Upgrade.resolve(add)
+	p.Approval, p.AllowResourceAutoApproval = w.Upgrade.resolve(add)
 	p.Test = w.Test.resolve(p.Timeout, add)
 	if u := w.Uninstall; u != nil {
 		p.UninstallWait = boolOr(u.Wait, true)

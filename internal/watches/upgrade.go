@@ -30,17 +30,25 @@ func ParseApproval(s string) (Approval, error) {
 type UpgradeConfig struct {
 	// Approval: "auto" (default) or "manual" (see ApprovalManual).
 	Approval string `json:"approval,omitempty"`
+	// AllowResourceAutoApproval lets a resource's chartkeeper.dev/approval:
+	// "auto" lift the watch's manual approval. Off by default: a resource
+	// may make approval manual, never auto; its annotation is refused.
+	AllowResourceAutoApproval bool `json:"allowResourceAutoApproval,omitempty"`
 }
 
-// resolve returns the approval, reporting a bad one.
-func (u *UpgradeConfig) resolve(add func(field, format string, args ...any)) Approval {
-	if u == nil || u.Approval == "" {
-		return ApprovalAuto
+// resolve returns the approval, reporting a bad one, and whether a
+// resource may lift a manual one.
+func (u *UpgradeConfig) resolve(add func(field, format string, args ...any)) (Approval, bool) {
+	if u == nil {
+		return ApprovalAuto, false
+	}
+	if u.Approval == "" {
+		return ApprovalAuto, u.AllowResourceAutoApproval
 	}
 	a, err := ParseApproval(u.Approval)
 	if err != nil {
 		add("upgrade.approval", "%v", err)
-		return ApprovalAuto
+		return ApprovalAuto, u.AllowResourceAutoApproval
 	}
-	return a
+	return a, u.AllowResourceAutoApproval
 }

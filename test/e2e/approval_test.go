@@ -17,6 +17,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
@@ -121,9 +122,15 @@ func TestUpgradesWaitForApprovalOfTheirPlan(t *testing.T) {
 // returns it.
 func waitPlan(t *testing.T, env *testenv.Env, ns, name, not string) *api.PlanStatus {
 	t.Helper()
+	return waitPlanCR(t, env, appGVK, ns, name, not)
+}
+
+// waitPlanCR is waitPlan for a custom resource of any kind.
+func waitPlanCR(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, name, not string) *api.PlanStatus {
+	t.Helper()
 	var p *api.PlanStatus
 	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		_, st, err := getApp(ctx, env, ns, name)
+		_, st, err := getCR(ctx, env, gvk, ns, name)
 		if err != nil {
 			return err
 		}
@@ -152,12 +159,20 @@ func plannedUpdate(p *api.PlanStatus, kind, name string) *api.PlannedObject {
 // hold it: spec and identity, no status) and returns its output.
 func runDiff(t *testing.T, env *testenv.Env, watchesFile, ns, name string) string {
 	t.Helper()
-	app, _, err := getApp(context.Background(), env, ns, name)
+	return runDiffCR(t, env, appGVK, watchesFile, ns, name)
+}
+
+// runDiffCR runs chartkeeper diff on a custom resource of any kind, as a
+// user's file would hold it (spec and identity, no status), expecting
+// changes (exit code 3), and returns its output.
+func runDiffCR(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, watchesFile, ns, name string) string {
+	t.Helper()
+	cr, _, err := getCR(context.Background(), env, gvk, ns, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := map[string]any{"apiVersion": app.GetAPIVersion(), "kind": app.GetKind(),
-		"metadata": map[string]any{"name": app.GetName(), "namespace": app.GetNamespace()}, "spec": app.Object["spec"]}
+	file := map[string]any{"apiVersion": cr.GetAPIVersion(), "kind": cr.GetKind(),
+		"metadata": map[string]any{"name": cr.GetName(), "namespace": cr.GetNamespace()}, "spec": cr.Object["spec"]}
 	b, err := yaml.Marshal(file)
 	if err != nil {
 		t.Fatal(err)
