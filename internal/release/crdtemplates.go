@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/releaseutil"
@@ -105,14 +106,15 @@ func (s *step) defaultCRDs() (map[string]*unstructured.Unstructured, error) {
 			return nil, err
 		}
 	}
-	if err := chartutil.ProcessDependenciesWithMerge(w.Chart, vals); err != nil {
+	ch := chartTree(w.Chart) // dependencies are pruned per values: not the watch's chart
+	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {
 		return nil, err
 	}
-	rv, err := chartutil.ToRenderValues(w.Chart, vals, chartutil.ReleaseOptions{Name: s.d.ref.Name, Namespace: s.d.ref.Namespace, Revision: 1, IsInstall: true}, caps)
+	rv, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: s.d.ref.Name, Namespace: s.d.ref.Namespace, Revision: 1, IsInstall: true}, caps)
 	if err != nil {
 		return nil, err
 	}
-	files, err := engine.Render(w.Chart, rv)
+	files, err := engine.Render(ch, rv)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +136,18 @@ func (s *step) defaultCRDs() (map[string]*unstructured.Unstructured, error) {
 		}
 	}
 	return out, nil
+}
+
+// chartTree copies ch and its subcharts (their files and metadata
+// shared), so that processing its dependencies leaves ch as it is.
+func chartTree(ch *chart.Chart) *chart.Chart {
+	c := *ch
+	deps := make([]*chart.Chart, 0, len(ch.Dependencies()))
+	for _, d := range ch.Dependencies() {
+		deps = append(deps, chartTree(d))
+	}
+	c.SetDependencies(deps...)
+	return &c
 }
 
 // crdDifference lists where the resource's rendering of a CRD differs
