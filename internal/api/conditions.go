@@ -96,6 +96,11 @@ const (
 	// ReasonCRDsApplied: an install or upgrade created or replaced the
 	// chart's CRDs (named) under the watch's crds policy (an Event).
 	ReasonCRDsApplied Reason = "CRDsApplied"
+	// ReasonCRDTemplateRefused: a templated CRD the resource's values
+	// render is not the one the chart's defaults render (the message names
+	// the CRD and the fields): a resource may neither create nor change a
+	// CRD. Nothing is applied until the chart or spec changes.
+	ReasonCRDTemplateRefused Reason = "CRDTemplateRefused"
 	// ReasonValuesSourceMissing: a ConfigMap or Secret the watch's
 	// valuesFrom requires (or its key) does not exist (the message names
 	// the kind, namespace, name and key, never the data): nothing is
@@ -136,7 +141,7 @@ func Reasons() []Reason {
 		ReasonChangedOutside,
 		ReasonReleaseOwnedByAnother,
 		ReasonMissingDependency, ReasonForbidden,
-		ReasonCRDUpgradeRefused, ReasonCRDsApplied,
+		ReasonCRDUpgradeRefused, ReasonCRDsApplied, ReasonCRDTemplateRefused,
 		ReasonValuesSourceMissing,
 		ReasonTestSucceeded, ReasonTestFailed,
 		ReasonServiceAccountRefused,

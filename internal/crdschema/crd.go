@@ -26,7 +26,9 @@ func (c CRDChange) String() string {
 // order: a changed scope, a version old serves or has stored
 // (status.storedVersions) that new does not serve, and, for each version
 // both hold, Breaking over its whole schema (paths as in a custom
-// resource: "spec.image.tag"). A version without a schema keeps any field.
+// resource: "spec.image.tag") and the x-kubernetes-validations rules new
+// adds; then a conversion change that breaks reading them in another
+// version (conversionChanges). A version without a schema keeps any field.
 // It is the one safe-upgrade check: generated CRDs (internal/manifests)
 // and the CRDs charts ship (the crds policy) both go through it.
 func BreakingCRD(old, new *apiextv1.CustomResourceDefinition) []CRDChange {
@@ -66,8 +68,14 @@ func BreakingCRD(old, new *apiextv1.CustomResourceDefinition) []CRDChange {
 			}
 			out = append(out, CRDChange{Version: ov.Name, Change: c})
 		}
+		var rules []Change
+		or, nr := rootOf(ov), rootOf(nv)
+		newRules("", &or, &nr, &rules)
+		for _, c := range rules {
+			out = append(out, CRDChange{Version: ov.Name, Change: c})
+		}
 	}
-	return out
+	return append(out, conversionChanges(old, new)...)
 }
 
 func rootOf(v apiextv1.CustomResourceDefinitionVersion) apiextv1.JSONSchemaProps {

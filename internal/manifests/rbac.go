@@ -66,6 +66,9 @@ func Role(ws []watches.Watch, samples Samples, hookRules []rbacv1.PolicyRule) (*
 		}
 		podReasonRules(rs, renders)
 		crdGrants, crdNote := crdRules(w, ChartCRDNames(w, renders))
+		if w.Impersonate != nil {
+			crdGrants, _, crdNote = impersonatedCRDRules(w, renders)
+		}
 		for _, g := range crdGrants {
 			rs.addRule(g)
 		}

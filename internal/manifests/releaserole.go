@@ -59,6 +59,12 @@ func ReleaseRole(w watches.Watch, samples Samples) (*rbacv1.ClusterRole, []strin
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, crd, _ := impersonatedCRDRules(w, renders); len(crd) > 0 {
+		for _, r := range crd {
+			rs.addRule(r)
+		}
+		notes = append(notes, "the chart's templated CRDs are applied as this account (crds.policy "+w.CRDPolicy()+"): the customresourcedefinitions rules are cluster-scoped, granted only through a ClusterRoleBinding")
+	}
 	return &rbacv1.ClusterRole{
 		TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
 		ObjectMeta: metav1.ObjectMeta{Name: ReleaseRoleName(w), Labels: map[string]string{

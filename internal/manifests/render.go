@@ -30,6 +30,9 @@ type Rendered struct {
 	record *release.Release
 }
 
+// defaultsRender is the What of the render with the chart's defaults.
+const defaultsRender = "defaults"
+
 // Render renders w's chart with its default values and with each sample's
 // spec (for optional parts that are off by default), the watch's
 // overrideValues applied, as Helm would for an install. The defaults alone
@@ -39,7 +42,7 @@ func Render(w watches.Watch, samples Samples) ([]Rendered, error) {
 	var out []Rendered
 	var defaultsErr error
 	for i, spec := range append([]map[string]any{{}}, samples[w.GroupVersionKind()]...) {
-		what := "defaults"
+		what := defaultsRender
 		if i > 0 {
 			what = fmt.Sprintf("sample %d", i)
 		}

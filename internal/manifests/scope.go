@@ -76,8 +76,13 @@ func NeededScope(w watches.Watch, renders []Rendered) (watches.Scope, []string) 
 			gk, name, ns := identity(o)
 			var why string
 			switch {
+			case gk == crdGK && (r.What != defaultsRender || w.CRDPolicy() == watches.CRDPolicySkip):
+				continue // refused unless the defaults render it; skip applies none
 			case gk == crdGK:
-				continue // never released: the crds policy applies it (crdRules)
+				// Never released (the crds policy applies it: crdRules), but
+				// admitted against the scope as the cluster-scoped object it is.
+				s.ClusterScoped = true
+				why = fmt.Sprintf("scope.clusterScoped: the templated CRD %s is cluster-scoped", name)
 			case cluster[gk]:
 				s.ClusterScoped = true
 				why = fmt.Sprintf("scope.clusterScoped: %s %s is cluster-scoped", gk.Kind, name)

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -62,17 +61,29 @@ func (e *CRDRefusedError) Error() string {
 	return b.String()
 }
 
-// crdPlan is what the CRD step writes.
+// crdPlan is what the CRD step writes: CRDs to create, and CRDs to
+// apply the chart's fields of (create-and-replace).
 type crdPlan struct {
-	create, replace []*unstructured.Unstructured
+	create  []*unstructured.Unstructured
+	replace []crdReplace
+}
+
+// crdReplace is one CRD create-and-replace applies: the chart's
+// definition (want), the CRD as the cluster holds it (old) and as it
+// would hold it once the chart's fields are applied (after).
+type crdReplace struct {
+	want, old, after *unstructured.Unstructured
 }
 
 // planCRDs decides, for the chart's CRDs (want) and what the cluster holds
 // of them (have: nil for a missing one), what to create and replace under
 // policy: skip touches nothing; create creates the missing ones;
-// create-and-replace also replaces the existing ones, unless one breaks
-// what the cluster holds: then nothing is written (*CRDRefusedError).
-func planCRDs(policy string, want []*unstructured.Unstructured, have map[string]*unstructured.Unstructured) (crdPlan, error) {
+// create-and-replace also applies the chart's fields to the existing ones
+// (merged tells what the cluster would then hold: a dry run; nil: want
+// as it is), unless one breaks what the cluster holds: then nothing is
+// written (*CRDRefusedError).
+func planCRDs(policy string, want []*unstructured.Unstructured, have map[string]*unstructured.Unstructured,
+	merged func(*unstructured.Unstructured) (*unstructured.Unstructured, error)) (crdPlan, error) {
 	var p crdPlan
 	if policy == watches.CRDPolicySkip {
 		return p, nil
@@ -85,19 +96,24 @@ func planCRDs(policy string, want []*unstructured.Unstructured, have map[string]
 		case policy == watches.CRDPolicyCreateAndReplace && old.GetAnnotations()[api.AnnotationCRDDigest] == w.GetAnnotations()[api.AnnotationCRDDigest] && w.GetAnnotations()[api.AnnotationCRDDigest] != "":
 			// Written from this very definition already: nothing to replace.
 		case policy == watches.CRDPolicyCreateAndReplace:
+			after := w
+			if merged != nil {
+				var err error
+				if after, err = merged(w); err != nil {
+					return crdPlan{}, err
+				}
+			}
 			o, n := &apiextv1.CustomResourceDefinition{}, &apiextv1.CustomResourceDefinition{}
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(old.Object, o); err != nil {
 				return crdPlan{}, fmt.Errorf("reading CRD %s: %w", old.GetName(), err)
 			}
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(w.Object, n); err != nil {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(after.Object, n); err != nil {
 				return crdPlan{}, &ChartError{Err: fmt.Errorf("CRD %s of the chart: %w", w.GetName(), err)}
 			}
 			if changes := crdschema.BreakingCRD(o, n); len(changes) > 0 {
 				return crdPlan{}, &CRDRefusedError{CRD: w.GetName(), Changes: changes}
 			}
-			r := w.DeepCopy()
-			r.SetResourceVersion(old.GetResourceVersion())
-			p.replace = append(p.replace, r)
+			p.replace = append(p.replace, crdReplace{want: w, old: old, after: after})
 		}
 	}
 	return p, nil
@@ -155,19 +171,36 @@ func (s *step) crdHook(ctx context.Context) func([]*unstructured.Unstructured) e
 	return func(templated []*unstructured.Unstructured) error { return s.applyCRDs(ctx, templated) }
 }
 
-// applyCRDs applies the chart's CRDs under the watch's policy, waits
-// until the ones it wrote are Established (bounded by the watch's
-// timeout), and lets the REST mapper see them. An Event CRDsApplied names
-// what it wrote.
-func (s *step) applyCRDs(ctx context.Context, templated []*unstructured.Unstructured) error {
+// crdStep is the CRD step's view of the chart's CRDs: what it would write,
+// from what the cluster holds.
+type crdStep struct {
+	policy string
+	plan   crdPlan
+	// templated names the templated CRDs (written as the release's
+	// account when the watch impersonates; crds/ ones as the operator).
+	templated map[string]bool
+}
+
+// planCRDStep admits the templated CRDs (crdtemplates.go), reads what
+// the cluster holds of the chart's CRDs and plans what the watch's policy
+// writes; create-and-replace's check sees the result of a dry-run apply.
+// Nothing is written.
+func (s *step) planCRDStep(ctx context.Context, templated []*unstructured.Unstructured) (*crdStep, error) {
 	w := s.t.Watch
-	policy := w.CRDPolicy()
-	if policy == watches.CRDPolicySkip {
-		return nil
+	cs := &crdStep{policy: w.CRDPolicy(), templated: map[string]bool{}}
+	if cs.policy == watches.CRDPolicySkip {
+		return cs, nil
+	}
+	templated, err := s.admitTemplatedCRDs(templated)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range templated {
+		cs.templated[c.GetName()] = true
 	}
 	want, err := chartCRDs(w.Chart, templated)
 	if err != nil || len(want) == 0 {
-		return err
+		return cs, err
 	}
 	have := map[string]*unstructured.Unstructured{}
 	for _, c := range want {
@@ -177,40 +210,108 @@ func (s *step) applyCRDs(ctx context.Context, templated []*unstructured.Unstruct
 		case apierrors.IsNotFound(err):
 			have[c.GetName()] = nil
 		case err != nil:
-			return fmt.Errorf("reading CRD %s: %w", c.GetName(), err)
+			return nil, fmt.Errorf("reading CRD %s: %w", c.GetName(), err)
 		default:
 			have[c.GetName()] = u
 		}
 	}
-	p, err := planCRDs(policy, want, have)
+	cs.plan, err = planCRDs(cs.policy, want, have, func(c *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		return s.applyCRD(ctx, c, cs.templated[c.GetName()], true)
+	})
+	return cs, err
+}
+
+// crdWriter is the client that writes a CRD: the release's account for a
+// templated one when the watch impersonates, else the operator's.
+func (s *step) crdWriter(templated bool) (client.Client, string, error) {
+	user := s.user()
+	if !templated || user == "" || s.e.impersonate == nil {
+		return s.e.live, "", nil
+	}
+	c, err := s.e.impersonate.clientFor(user)
+	return c, user, err
+}
+
+// applyCRD applies the chart's fields of a CRD (server-side apply as
+// chartkeeper, forcing ownership of those fields only: what others set, a
+// conversion webhook's injected caBundle or their labels, stays) and
+// returns the CRD as the API server then holds it; dryRun writes nothing.
+func (s *step) applyCRD(ctx context.Context, c *unstructured.Unstructured, templated, dryRun bool) (*unstructured.Unstructured, error) {
+	wr, user, err := s.crdWriter(templated)
+	if err != nil {
+		return nil, err
+	}
+	u := applyObject(c)
+	opts := []client.ApplyOption{client.FieldOwner(api.FieldManager), client.ForceOwnership}
+	if dryRun {
+		opts = append(opts, client.DryRunAll)
+	}
+	if err := wr.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), opts...); err != nil {
+		what := "applying"
+		if dryRun {
+			what = "dry-run applying"
+		}
+		return nil, explain(fmt.Errorf("%s CRD %s: %w", what, c.GetName(), err), user)
+	}
+	return u, nil
+}
+
+// applyObject is the chart's CRD as an apply configuration: what the chart
+// sets, nothing the server keeps (resourceVersion, status).
+func applyObject(c *unstructured.Unstructured) *unstructured.Unstructured {
+	u := c.DeepCopy()
+	unstructured.RemoveNestedField(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "resourceVersion")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(u.Object, "metadata", "uid")
+	unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
+	return u
+}
+
+// applyCRDs applies the chart's CRDs under the watch's policy, waits
+// until the ones it wrote are Established (bounded by the watch's
+// timeout), and lets the REST mapper see them. An Event CRDsApplied names
+// what it wrote.
+func (s *step) applyCRDs(ctx context.Context, templated []*unstructured.Unstructured) error {
+	w := s.t.Watch
+	cs, err := s.planCRDStep(ctx, templated)
 	if err != nil {
 		return err
 	}
-	var done []string
-	for _, c := range p.create {
-		if err := s.e.live.Create(ctx, c.DeepCopy(), client.FieldOwner(api.FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating CRD %s: %w", c.GetName(), err)
+	var done, written []string
+	for _, c := range cs.plan.create {
+		wr, user, err := s.crdWriter(cs.templated[c.GetName()])
+		if err != nil {
+			return err
 		}
-		done = append(done, "created "+c.GetName())
+		if cs.policy == watches.CRDPolicyCreateAndReplace {
+			// Applied from the start: later applies own the same fields.
+			if _, err := s.applyCRD(ctx, c, cs.templated[c.GetName()], false); err != nil {
+				return err
+			}
+		} else if err := wr.Create(ctx, applyObject(c), client.FieldOwner(api.FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
+			return explain(fmt.Errorf("creating CRD %s: %w", c.GetName(), err), user)
+		}
+		done, written = append(done, "created "+c.GetName()), append(written, c.GetName())
 	}
-	for _, c := range p.replace {
-		if err := s.e.live.Update(ctx, c.DeepCopy(), client.FieldOwner(api.FieldManager)); err != nil {
-			return fmt.Errorf("replacing CRD %s: %w", c.GetName(), err)
+	for _, r := range cs.plan.replace {
+		if _, err := s.applyCRD(ctx, r.want, cs.templated[r.want.GetName()], false); err != nil {
+			return err
 		}
-		done = append(done, "replaced "+c.GetName())
+		done, written = append(done, "replaced "+r.want.GetName()), append(written, r.want.GetName())
 	}
 	if len(done) == 0 {
 		return nil
 	}
-	for _, c := range append(p.create, p.replace...) {
-		if err := s.waitEstablished(ctx, c.GetName()); err != nil {
+	for _, name := range written {
+		if err := s.waitEstablished(ctx, name); err != nil {
 			return err
 		}
 	}
 	if r, ok := s.e.helm.Mapper().(meta.ResettableRESTMapper); ok {
 		r.Reset() // kinds of a new CRD map from now on
 	}
-	s.eventf(false, api.ReasonCRDsApplied, "chart %s-%s, crds policy %s: %s", w.Chart.Name(), w.Chart.Metadata.Version, policy, strings.Join(done, ", "))
+	s.eventf(false, api.ReasonCRDsApplied, "chart %s-%s, crds policy %s: %s", w.Chart.Name(), w.Chart.Metadata.Version, cs.policy, strings.Join(done, ", "))
 	return nil
 }
 
@@ -251,29 +352,33 @@ func established(u *unstructured.Unstructured) bool {
 }
 
 // crdRefused records an install or upgrade the CRD step refused (a
-// *CRDRefusedError: nothing was written, Helm applied nothing): terminal
-// until the desired digest changes or a reconcile is requested, with an
-// Event and Released False CRDUpgradeRefused (Stalled says the same). It
-// reports whether it was one.
+// *CRDRefusedError or *CRDTemplateError: nothing was written, Helm applied
+// nothing): terminal until the desired digest changes or a reconcile is
+// requested, with an Event and Released False CRDUpgradeRefused or
+// CRDTemplateRefused (Stalled says the same). It reports whether it was
+// one.
 func (s *step) crdRefused(a action, out outcome, err error) bool {
-	var re *CRDRefusedError
-	if out.changed() || !errors.As(err, &re) {
+	reason, ok := crdRefusal(err)
+	if out.changed() || !ok {
 		return false
 	}
-	msg := re.Error()
-	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = msg, s.d.digest, string(api.ReasonCRDUpgradeRefused)
+	msg := err.Error()
+	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = msg, s.d.digest, string(reason)
 	why := fmt.Sprintf("%s refused: %s", a.kind(), msg)
-	s.eventf(true, api.ReasonCRDUpgradeRefused, "%s", why)
-	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonCRDUpgradeRefused, why)
-	s.attempted(a, out, api.AttemptFailed, api.ReasonCRDUpgradeRefused, why)
+	s.eventf(true, reason, "%s", why)
+	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, reason, why)
+	s.attempted(a, out, api.AttemptFailed, reason, why)
 	return true
 }
 
 // terminalReason is the reason of the status's terminal error when it is
-// not the chart's (ChartError): "" or CRDUpgradeRefused.
+// not the chart's (ChartError): "", CRDUpgradeRefused or
+// CRDTemplateRefused.
 func terminalReason(st *api.Status) api.Reason {
-	if st.TerminalReason == string(api.ReasonCRDUpgradeRefused) {
-		return api.ReasonCRDUpgradeRefused
+	for _, r := range []api.Reason{api.ReasonCRDUpgradeRefused, api.ReasonCRDTemplateRefused} {
+		if st.TerminalReason == string(r) {
+			return r
+		}
 	}
 	return ""
 }

@@ -57,7 +57,7 @@ func TestPlanCRDs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			have := map[string]*unstructured.Unstructured{name: tc.have}
-			p, err := planCRDs(tc.policy, []*unstructured.Unstructured{tc.want}, have)
+			p, err := planCRDs(tc.policy, []*unstructured.Unstructured{tc.want}, have, nil)
 			if tc.refused != "" {
 				var re *CRDRefusedError
 				if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.refused) {
@@ -72,8 +72,8 @@ func TestPlanCRDs(t *testing.T) {
 				t.Errorf("create %d replace %d, want %d and %d", len(p.create), len(p.replace), tc.create, tc.replace)
 			}
 			for _, r := range p.replace {
-				if r.GetResourceVersion() != tc.have.GetResourceVersion() {
-					t.Errorf("a replacement without the existing resourceVersion")
+				if r.old != tc.have || r.want != tc.want {
+					t.Errorf("a replacement of %v by %v, want %v by %v", r.old, r.want, tc.have, tc.want)
 				}
 			}
 		})

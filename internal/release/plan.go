@@ -15,7 +15,6 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
 	"github.com/chartkeeper/chartkeeper/internal/helm"
-	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
@@ -174,18 +173,26 @@ func (p *plan) failed(s *step, out outcome, err error) bool {
 }
 
 // planOf asks Helm for the plan of the step's upgrade. The request is the
-// upgrade's, but rendering applies nothing: no CRD (crds.go) is created.
+// upgrade's, but rendering applies nothing: the CRD step (crds.go) is
+// planned, not run (crdplan.go).
 func (e *Engine) planOf(ctx context.Context, s *step) (*helm.Plan, error) {
 	r, err := s.request(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if pr, ok := r.PostRenderer.(ownership.PostRenderer); ok {
-		pr.CRDs = nil // templated CRDs stay in the plan's manifest, applied by nobody
-		r.PostRenderer = pr
-	}
+	var templated []*unstructured.Unstructured
+	collectCRDs(&r, &templated)
 	r.Timeout = s.t.Watch.Policy.Timeout
-	return e.helm.Plan(ctx, r)
+	p, err := e.helm.Plan(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := s.crdChanges(ctx, templated)
+	if err != nil {
+		return nil, err
+	}
+	p.Changes = append(crds, p.Changes...)
+	return p, nil
 }
 
 // settlePlan keeps status.plan and PlanReady only while an upgrade awaits

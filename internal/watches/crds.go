@@ -12,10 +12,12 @@ const (
 	// CRDs are created, and waited for until Established; existing ones
 	// are left as they are.
 	CRDPolicyCreate = "create"
-	// CRDPolicyCreateAndReplace: also replace an existing CRD that differs
-	// from the chart's, after the safe-upgrade check (no stored or served
-	// version removed, scope unchanged, no breaking schema change in a
-	// version both hold); a breaking CRD is refused.
+	// CRDPolicyCreateAndReplace: also apply the chart's fields to an
+	// existing CRD that differs from the chart's (server-side apply: what
+	// others set stays), after the safe-upgrade check (no stored or served
+	// version removed, scope unchanged, no breaking schema change or new
+	// validation rule in a version both hold, conversion kept); a breaking
+	// CRD is refused.
 	CRDPolicyCreateAndReplace = "create-and-replace"
 )
 

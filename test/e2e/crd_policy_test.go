@@ -34,7 +34,8 @@ const (
 
 // crdPolicyFixture runs the operator, as the generated ServiceAccount,
 // over a copy of the certissuer chart with a watch of the given CRD policy
-// ("" leaves the field out: the default).
+// ("" leaves the field out: the default), whose scope allows cluster-scoped
+// objects (the templated Certificate CRD is admitted against it).
 type crdPolicyFixture struct {
 	t                              *testing.T
 	env                            *testenv.Env
@@ -43,6 +44,14 @@ type crdPolicyFixture struct {
 }
 
 func newCRDPolicyFixture(t *testing.T, policy string) *crdPolicyFixture {
+	t.Helper()
+	return newCRDFixture(t, policy, "  scope: {clusterScoped: true}\n", nil)
+}
+
+// newCRDFixture is newCRDPolicyFixture with more of the watch entry
+// (extra: indented lines) and an edit of the chart's copy (its directory)
+// before the RBAC is generated.
+func newCRDFixture(t *testing.T, policy, extra string, edit func(dir string)) *crdPolicyFixture {
 	t.Helper()
 	env := testenv.Cluster(t)
 	deleteChartCRDs(t, env) // CRDs are cluster-wide: start from none, leave none
@@ -56,6 +65,10 @@ func newCRDPolicyFixture(t *testing.T, policy string) *crdPolicyFixture {
 		certIssuerGVK.Group, certIssuerGVK.Version, certIssuerGVK.Kind)
 	if policy != "" {
 		w += "  crds: {policy: " + policy + "}\n"
+	}
+	w += extra
+	if edit != nil {
+		edit(chart)
 	}
 	f := &crdPolicyFixture{t: t, env: env, chart: chart, watches: filepath.Join(dir, "watches.yaml")}
 	if err := os.WriteFile(f.watches, []byte(w), 0o644); err != nil {
@@ -131,14 +144,20 @@ func getCRD(ctx context.Context, env *testenv.Env, name string) (*apiextv1.Custo
 
 func deleteChartCRDs(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	for _, name := range []string{issuerCRD, certificateCRD, certIssuerCRD} {
+	deleteCRDs(t, env, issuerCRD, certificateCRD, certIssuerCRD)
+}
+
+// deleteCRDs deletes the named CRDs and waits until they are gone.
+func deleteCRDs(t *testing.T, env *testenv.Env, names ...string) {
+	t.Helper()
+	for _, name := range names {
 		crd := &apiextv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		if err := env.Client.Delete(context.Background(), crd); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting CRD %s: %v", name, err)
 		}
 	}
 	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		for _, name := range []string{issuerCRD, certificateCRD, certIssuerCRD} {
+		for _, name := range names {
 			if _, err := getCRD(ctx, env, name); !apierrors.IsNotFound(err) {
 				return fmt.Errorf("CRD %s is still there (%v)", name, err)
 			}
