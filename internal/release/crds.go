@@ -261,7 +261,7 @@ func (s *step) crdRefused(a action, out outcome, err error) bool {
 		return false
 	}
 	msg := re.Error()
-	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = msg, s.d.digest, string(api.ReasonCRDUpgradeRefused)
+	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = s.failureMessage(msg), s.d.digest, string(api.ReasonCRDUpgradeRefused)
 	why := fmt.Sprintf("%s refused: %s", a.kind(), msg)
 	s.eventf(true, api.ReasonCRDUpgradeRefused, "%s", why)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonCRDUpgradeRefused, why)
