@@ -40,6 +40,11 @@ const (
 	// ReasonReadinessFailed: a released object failed (kstatus Failed, or a
 	// readiness expression's failed held) before the readiness timeout.
 	ReasonReadinessFailed Reason = "ReadinessFailed"
+	// ReasonReadinessExpressionTimeout: a readiness expression did not
+	// finish within its deadline (readiness.ExpressionDeadline) over a
+	// released object; the object counts as not ready, and the wait goes
+	// on (up to the readiness timeout).
+	ReasonReadinessExpressionTimeout Reason = "ReadinessExpressionTimeout"
 	// Manual approval (docs/plan-approve.md): a plan was written and awaits
 	// approval; computing it failed; an approval names a plan that is not
 	// the current one.
@@ -129,6 +134,7 @@ func Reasons() []Reason {
 	return []Reason{
 		ReasonSucceeded, ReasonProgressing, ReasonNotReleased, ReasonPending, ReasonBackoff, ReasonDeleting,
 		ReasonInvalidValues, ReasonChartError, ReasonRetriesExhausted, ReasonReadinessTimeout, ReasonReadinessFailed,
+		ReasonReadinessExpressionTimeout,
 		ReasonPlanned, ReasonPlanFailed, ReasonAwaitingApproval, ReasonApprovalStale,
 		ReasonHookFailed, ReasonTransientError,
 		ReasonInstallSucceeded, ReasonInstallFailed, ReasonUpgradeSucceeded, ReasonUpgradeFailed,

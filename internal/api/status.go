@@ -28,7 +28,8 @@ type Status struct {
 	LastFailureMessage string `json:"lastFailureMessage,omitempty"`
 	// TerminalError is the chart's own message when it rejects the values
 	// (schema, template) for TerminalDigest: nothing is retried until the
-	// desired digest changes.
+	// desired digest changes. Secret values redacted, cut to 1,024
+	// characters as LastFailureMessage.
 	TerminalError  string `json:"terminalError,omitempty"`
 	TerminalDigest string `json:"terminalDigest,omitempty"`
 	// TerminalReason is the reason of TerminalError when it is not the

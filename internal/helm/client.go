@@ -299,9 +299,10 @@ func (c *Client) Rollback(ctx context.Context, name, ns string, toRevision, maxH
 // Uninstall removes the release's objects and its history. A release that
 // does not exist is not an error. g.Timeout bounds its hooks (Helm's
 // uninstall takes no context; 0: no bound); g.DisableHooks skips them;
-// g.Deleted is told of each object deleted.
+// g.Deleted is told of each object deleted; g.Redact is applied to
+// Helm's log lines.
 func (c *Client) Uninstall(ctx context.Context, name, ns string, description string, g Guard) error {
-	cfg, err := c.config(ctx, ns, 0, Guard{As: g.As, Deleted: g.Deleted})
+	cfg, err := c.config(ctx, ns, 0, Guard{As: g.As, Deleted: g.Deleted, Redact: g.Redact})
 	if err != nil {
 		return err
 	}

@@ -282,12 +282,13 @@ func createEach(resources kube.ResourceList) (created, existing kube.ResourceLis
 	return created, existing, forbidden, errors.Join(failed...)
 }
 
-// unauthorized reports whether err is the API server's authorization
-// refusing a request (RBAC: "User ... cannot create resource ..."), not an
-// admission refusal with the same code (an exceeded quota, a policy):
-// those are the install's failures, as in Helm.
+// unauthorized reports whether err is an RBAC refusal of the request
+// (RBACRefused: "User ... cannot create resource ...", or the escalation
+// check of a Role or binding that grants what the user does not hold),
+// not an admission refusal with the same code (an exceeded quota, a
+// policy): those are the install's failures, as in Helm.
 func unauthorized(err error) bool {
-	return apierrors.IsForbidden(err) && denied.MatchString(err.Error())
+	return apierrors.IsForbidden(err) && RBACRefused(err.Error())
 }
 
 // ownedByRelease is Helm's check that a live object may be adopted by the

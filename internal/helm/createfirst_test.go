@@ -70,6 +70,11 @@ func TestUnauthorizedIsRBACNotAdmission(t *testing.T) {
 		want bool
 	}{
 		{"RBAC", apierrors.NewForbidden(services, "web", errors.New(`User "system:serviceaccount:team:deployer" cannot create resource "services" in API group "" in the namespace "team"`)), true},
+		{"escalation", apierrors.NewForbidden(schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, "web",
+			errors.New(`user "system:serviceaccount:team:deployer" (groups=["system:serviceaccounts" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:`+"\n"+`{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}`)), true},
+		{"aggregationRule", apierrors.NewForbidden(schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, "web",
+			errors.New("must have cluster-admin privileges to use the aggregationRule")), true},
+		{"not a resource", apierrors.NewForbidden(schema.GroupResource{}, "", errors.New(`User "jane" cannot get path "/metrics"`)), true},
 		{"quota", apierrors.NewForbidden(services, "web", errors.New("exceeded quota: no-services, requested: services=1, used: services=0, limited: services=0")), false},
 		{"policy", apierrors.NewForbidden(services, "web", errors.New(`admission webhook "policy.example" denied the request`)), false},
 		{"not forbidden", apierrors.NewAlreadyExists(services, "web"), false},

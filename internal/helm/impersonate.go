@@ -3,7 +3,6 @@ package helm
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"k8s.io/client-go/rest"
@@ -31,9 +30,6 @@ func Impersonating(cfg *rest.Config, user string) *rest.Config {
 // serviceAccountPrefix starts a ServiceAccount's user name.
 const serviceAccountPrefix = "system:serviceaccount:"
 
-// denied matches the API server's RBAC refusal: verb, resource and group.
-var denied = regexp.MustCompile(` is forbidden: User "[^"]*" cannot ([a-z]+) resource "([^"]+)" in API group "([^"]*)"`)
-
 // ForbiddenAs is an action's error when the user it impersonates was
 // refused a request: it names the account, the verb and the resource
 // before the API server's own words.
@@ -58,6 +54,9 @@ func ExplainAs(err error, user string) error {
 	var already *ForbiddenAs
 	if err == nil || user == "" || errors.As(err, &already) {
 		return err
+	}
+	if m := escalation.FindStringSubmatch(err.Error()); m != nil && m[3] == user {
+		return &ForbiddenAs{User: user, Verb: "grant", Resource: fmt.Sprintf("what %s %q grants (it does not hold all of it, nor may escalate or bind)", m[1], m[2]), Err: err}
 	}
 	m := denied.FindStringSubmatch(err.Error())
 	if m == nil || !strings.Contains(err.Error(), `User "`+user+`"`) {

@@ -1,9 +1,11 @@
 package readiness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -23,9 +25,13 @@ import (
 // when none holds the object is in progress. An expression that reads a
 // field the object lacks does not hold (use has() or the optional syntax,
 // status.?phase.orValue(""), to say otherwise explicitly).
+//
+// Each evaluation has a deadline (ExpressionDeadline): one cut there
+// leaves the object InProgress and says so (Verdict.TimedOut).
 type Expressions struct {
 	Kind                        schema.GroupKind
 	current, failed, inProgress *program
+	deadline                    time.Duration
 }
 
 // program is one compiled expression and its source.
@@ -37,6 +43,16 @@ type program struct {
 // costLimit bounds one evaluation (CEL's cost units: about one per node
 // visited or list element), so that no expression can stall a reconcile.
 const costLimit = 1_000_000
+
+// ExpressionDeadline bounds the time of one evaluation. The cost limit
+// alone does not bound it: CEL's cost tracking makes a comprehension
+// quadratic in its list's length, so all() over 150,000 items ran about
+// two minutes under the limit, holding the kind's worker.
+const ExpressionDeadline = time.Second
+
+// interruptEvery is how many iterations of a comprehension run between
+// two looks at the deadline.
+const interruptEvery = 100
 
 // objectVars are the variables an expression sees besides self.
 var objectVars = []string{"apiVersion", "kind", "metadata", "spec", "status"}
@@ -60,7 +76,7 @@ func NewExpressions(kind schema.GroupKind, current, failed, inProgress string) (
 	if strings.TrimSpace(current) == "" {
 		return nil, errors.New("current: an expression is required")
 	}
-	e := &Expressions{Kind: kind}
+	e := &Expressions{Kind: kind, deadline: ExpressionDeadline}
 	for _, c := range []struct {
 		name, text string
 		into       **program
@@ -85,20 +101,30 @@ func compile(text string) (*program, error) {
 	if t := ast.OutputType(); !t.IsExactType(types.BoolType) && !t.IsExactType(types.DynType) {
 		return nil, fmt.Errorf("must be a boolean expression, %q is of type %s", text, t)
 	}
-	prg, err := celEnv.Program(ast, cel.CostLimit(costLimit))
+	prg, err := celEnv.Program(ast, cel.CostLimit(costLimit), cel.InterruptCheckFrequency(interruptEvery))
 	if err != nil {
 		return nil, err
 	}
 	return &program{text: text, prg: prg}, nil
 }
 
-// holds evaluates p over the object's variables: false when p is unset
-// or reads a field the object lacks; an error when it fails otherwise.
-func (p *program) holds(vars map[string]any) (bool, error) {
+// WithDeadline sets the deadline of each evaluation (ExpressionDeadline
+// by default) and returns e.
+func (e *Expressions) WithDeadline(d time.Duration) *Expressions {
+	e.deadline = d
+	return e
+}
+
+// holds evaluates p over the object's variables within deadline: false
+// when p is unset or reads a field the object lacks; an error when it
+// fails otherwise (context.DeadlineExceeded when it was cut).
+func (p *program) holds(ctx context.Context, vars map[string]any, deadline time.Duration) (bool, error) {
 	if p == nil {
 		return false, nil
 	}
-	out, _, err := p.prg.Eval(vars)
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	out, _, err := p.prg.ContextEval(ctx, vars)
 	if err != nil {
 		if isMissingField(err) {
 			return false, nil
@@ -120,8 +146,9 @@ func isMissingField(err error) bool {
 }
 
 // Status evaluates the expressions over an object: its status and, unless
-// Current, what matched (or why nothing could be told).
-func (e *Expressions) Status(o *unstructured.Unstructured) (status.Status, string) {
+// Current, what matched (or why nothing could be told); timedOut: an
+// expression was cut at its deadline (the status is then InProgress).
+func (e *Expressions) Status(ctx context.Context, o *unstructured.Unstructured) (st status.Status, why string, timedOut bool) {
 	vars := map[string]any{"self": o.Object}
 	for _, v := range objectVars {
 		if x, ok := o.Object[v]; ok {
@@ -134,15 +161,18 @@ func (e *Expressions) Status(o *unstructured.Unstructured) (status.Status, strin
 		st status.Status
 		p  *program
 	}{{status.InProgressStatus, e.inProgress}, {status.FailedStatus, e.failed}, {status.CurrentStatus, e.current}} {
-		ok, err := c.p.holds(vars)
+		ok, err := c.p.holds(ctx, vars, e.deadline)
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return status.InProgressStatus, fmt.Sprintf("readiness expression `%s` did not finish within %s: too costly over this object", c.p.text, e.deadline), true
+		}
 		if err != nil {
-			return status.InProgressStatus, fmt.Sprintf("readiness expression `%s`: %v", c.p.text, err)
+			return status.InProgressStatus, fmt.Sprintf("readiness expression `%s`: %v", c.p.text, err), false
 		}
 		if ok {
-			return c.st, fmt.Sprintf("readiness expression `%s` holds%s", c.p.text, statusMessage(o))
+			return c.st, fmt.Sprintf("readiness expression `%s` holds%s", c.p.text, statusMessage(o)), false
 		}
 	}
-	return status.InProgressStatus, fmt.Sprintf("readiness expression `%s` does not hold yet%s", e.current.text, statusMessage(o))
+	return status.InProgressStatus, fmt.Sprintf("readiness expression `%s` does not hold yet%s", e.current.text, statusMessage(o)), false
 }
 
 // statusMessage is what the object says of itself (status.message, or
@@ -202,16 +232,34 @@ func (r *Rules) Kinds() []schema.GroupKind {
 	return out
 }
 
-// Check is the package's Check with these rules: an object of a kind
-// with expressions is judged by them, any other by kstatus.
-func (r *Rules) Check(o *unstructured.Unstructured) (current, failed bool, why string) {
+// Verdict is one object's readiness as Rules judge it.
+type Verdict struct {
+	Current, Failed bool
+	// Why names the object and says why it is not Current ("" when it is).
+	Why string
+	// TimedOut: a readiness expression was cut at its deadline.
+	TimedOut bool
+}
+
+// Judge is the package's Check with these rules: an object of a kind
+// with expressions is judged by them (each evaluation within its
+// deadline, and within ctx), any other by kstatus.
+func (r *Rules) Judge(ctx context.Context, o *unstructured.Unstructured) Verdict {
 	e := r.For(o.GroupVersionKind().GroupKind())
 	if e == nil {
-		return Check(o)
+		current, failed, why := Check(o)
+		return Verdict{Current: current, Failed: failed, Why: why}
 	}
-	st, msg := e.Status(o)
+	st, msg, timedOut := e.Status(ctx, o)
 	if st == status.CurrentStatus {
-		return true, false, ""
+		return Verdict{Current: true}
 	}
-	return false, st == status.FailedStatus, fmt.Sprintf("%s %s: %s: %s", o.GetKind(), o.GetName(), st, msg)
+	return Verdict{Failed: st == status.FailedStatus, TimedOut: timedOut,
+		Why: fmt.Sprintf("%s %s: %s: %s", o.GetKind(), o.GetName(), st, msg)}
+}
+
+// Check is Judge without its TimedOut.
+func (r *Rules) Check(o *unstructured.Unstructured) (current, failed bool, why string) {
+	v := r.Judge(context.Background(), o)
+	return v.Current, v.Failed, v.Why
 }

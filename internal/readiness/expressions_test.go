@@ -1,8 +1,10 @@
 package readiness
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -124,4 +126,33 @@ func mustRules(t *testing.T, es ...*Expressions) *Rules {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// Each evaluation has a deadline: one over a list too long to walk
+// within it is cut, and the verdict says so (in progress, timed out,
+// naming the expression); the same expression over a short list holds.
+// A caller's context ending first is not the expression's timeout.
+func TestExpressionsAreCutAtTheirDeadline(t *testing.T) {
+	const expr = "status.?items.orValue([]).all(i, i >= 0)"
+	rules := mustRules(t, must(t, certKind, expr, "", "").WithDeadline(time.Millisecond))
+	items := make([]any, 50_000) // about a second of all() on a fast machine
+	for i := range items {
+		items[i] = int64(i)
+	}
+	v := rules.Judge(context.Background(), certificate(1, map[string]any{"items": items}))
+	if v.Current || v.Failed || !v.TimedOut || !strings.Contains(v.Why, "`"+expr+"` did not finish within 1ms") {
+		t.Errorf("a huge list: %+v", v)
+	}
+	if v := rules.Judge(context.Background(), certificate(1, map[string]any{"items": []any{int64(1)}})); !v.Current {
+		t.Errorf("a short list: %+v", v)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	slow := mustRules(t, must(t, certKind, expr, "", ""))
+	if v := slow.Judge(ctx, certificate(1, map[string]any{"items": items})); v.Current || v.TimedOut {
+		t.Errorf("the caller's context ended: %+v", v)
+	}
+	if d := must(t, certKind, expr, "", "").deadline; d != ExpressionDeadline {
+		t.Errorf("default deadline %s, want %s", d, ExpressionDeadline)
+	}
 }

@@ -204,7 +204,7 @@ func (s *step) chartRejected(a action, out outcome, err error) bool {
 	if out.changed() || (!errors.As(err, &ce) && IsTransient(err)) {
 		return false
 	}
-	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = err.Error(), s.d.digest, ""
+	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = s.failureMessage(err.Error()), s.d.digest, ""
 	s.eventf(true, api.ReasonChartError, "%s", err)
 	why := fmt.Sprintf("%s failed: %v", a.kind(), err)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, api.ReasonChartError, why)
@@ -278,11 +278,18 @@ func (s *step) countFailure(why string) {
 	}
 	s.st.Failures++
 	s.st.LastFailureTime = &now
+	s.st.LastFailureMessage = s.failureMessage(why)
+}
+
+// failureMessage is why an attempt failed as the status keeps it
+// (lastFailureMessage, terminalError): secret values redacted, then cut
+// to maxFailureMessage characters.
+func (s *step) failureMessage(why string) string {
 	why = s.d.redact.Redact(why)
 	if r := []rune(why); len(r) > maxFailureMessage {
 		why = string(r[:maxFailureMessage]) + "…"
 	}
-	s.st.LastFailureMessage = why
+	return why
 }
 
 // request builds the Install/Upgrade request, checking the values against

@@ -117,10 +117,7 @@ func (s *step) backOff(what, why string, counted int) time.Duration {
 	left := s.e.jitter(s.t.Watch.Policy.Backoff(st.BackoffFailures))
 	next := metav1.NewTime(s.e.clock.Now().Add(left))
 	st.NextAttemptTime = &next
-	if r := []rune(why); len(r) > maxFailureMessage {
-		why = string(r[:maxFailureMessage]) + "…"
-	}
-	st.LastFailureMessage = why
+	st.LastFailureMessage = s.failureMessage(why)
 	return left
 }
 

@@ -64,7 +64,7 @@ func (t *chartTest) failed(s *step, out outcome, err error) bool {
 	if IsTransient(err) {
 		return s.failure(t, out, err, api.ReasonTestFailed, false)
 	}
-	if rbacDenied.MatchString(err.Error()) {
+	if helm.RBACRefused(err.Error()) {
 		s.setCondition(api.ConditionTested, metav1.ConditionUnknown, api.ReasonForbidden, s.heldBack(t, api.ReasonForbidden, err))
 		return false
 	}

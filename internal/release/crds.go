@@ -363,7 +363,7 @@ func (s *step) crdRefused(a action, out outcome, err error) bool {
 		return false
 	}
 	msg := err.Error()
-	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = msg, s.d.digest, string(reason)
+	s.st.TerminalError, s.st.TerminalDigest, s.st.TerminalReason = s.failureMessage(msg), s.d.digest, string(reason)
 	why := fmt.Sprintf("%s refused: %s", a.kind(), msg)
 	s.eventf(true, reason, "%s", why)
 	s.setCondition(api.ConditionReleased, metav1.ConditionFalse, reason, why)

@@ -210,6 +210,9 @@ func decideUnready(o Observation, p policyOf) Decision {
 		why = "waiting for the released objects to become ready"
 	}
 	d := Decision{State: StateUnready, Reason: api.ReasonProgressing, Message: why}
+	if o.ExpressionTimedOut {
+		d.Reason = api.ReasonReadinessExpressionTimeout
+	}
 	if !p.Wait || o.ReleasedAt.IsZero() {
 		return d
 	}

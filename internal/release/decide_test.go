@@ -242,6 +242,12 @@ func TestDecide(t *testing.T) {
 		{"a failed object ends an upgrade's wait before the timeout: rolled back", func(o *Observation) {
 			o.Latest, o.Ready, o.ReadyFailed, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second), 1
 		}, nil, Decision{State: StateUnready, Action: ActionRollback, RollbackTo: 1, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessFailed}},
+		{"a readiness expression cut at its deadline: said so, still waited for", func(o *Observation) {
+			o.Latest, o.Ready, o.ExpressionTimedOut, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second), 1
+		}, nil, Decision{State: StateUnready, RequeueAfter: 4*time.Minute + 50*time.Second, Reason: api.ReasonReadinessExpressionTimeout}},
+		{"a readiness expression cut at its deadline until the timeout: remediated as any timeout", func(o *Observation) {
+			o.Latest, o.Ready, o.ExpressionTimedOut, o.ReleasedAt, o.PreviousDeployed = rev(2, helmrelease.StatusDeployed, want), false, true, t0.Add(-6*time.Minute), 1
+		}, nil, Decision{State: StateUnready, Action: ActionRollback, RollbackTo: 1, Remediation: true, CountFailure: true, Reason: api.ReasonReadinessTimeout}},
 		{"a failed object in a first install: reported, still waited for", func(o *Observation) {
 			o.Latest, o.Ready, o.ReadyFailed, o.ReleasedAt = rev(1, helmrelease.StatusDeployed, want), false, true, t0.Add(-10*time.Second)
 		}, nil, Decision{State: StateUnready, Reason: api.ReasonReadinessFailed}},

@@ -99,9 +99,3 @@ func dependencyReason(err error) api.Reason {
 
 // namespaceNotFound matches the API server's message for a missing namespace.
 var namespaceNotFound = regexp.MustCompile(`namespaces? "[^"]+" not found`)
-
-// rbacDenied matches the API server's message for a request the
-// operator's RBAC denies (`pods is forbidden: User "..." cannot create
-// resource "pods" ...`), not an admission refusal of the object itself
-// (`pods "x" is forbidden: violates PodSecurity ...`).
-var rbacDenied = regexp.MustCompile(` is forbidden: User "[^"]*" cannot [a-z]+ resource `)

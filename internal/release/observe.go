@@ -261,6 +261,7 @@ func (e *Engine) observeObjects(ctx context.Context, key string, objs []object, 
 			return err
 		}
 		res.Add(r.current, r.failed, r.why)
+		o.ExpressionTimedOut = o.ExpressionTimedOut || r.timedOut
 		o.Objects = append(o.Objects, observed(ob, r))
 	}
 	o.Ready, o.ReadyFailed = res.Ready, res.Failed

@@ -17,6 +17,9 @@ type readyAt struct {
 	rv              string
 	current, failed bool
 	why             string
+	// timedOut: a readiness expression was cut at its deadline (the
+	// verdict is remembered for this resourceVersion as any other).
+	timedOut bool
 	// cause is the reason the Pods of a workload that is not ready give
 	// (also in why), recheck when they are read again (podreasons.go);
 	// empty and zero for any other object.
@@ -48,8 +51,11 @@ func (e *Engine) objectReadiness(ctx context.Context, key string, ob object, m *
 	if err != nil {
 		return readyAt{}, err
 	}
-	current, failed, why := rules.Check(full)
-	r := readyAt{rv: full.GetResourceVersion(), current: current, failed: failed, why: why}
+	v := rules.Judge(ctx, full)
+	if ctx.Err() != nil {
+		return readyAt{}, ctx.Err() // cut by the step's end, not the object's cost: not remembered
+	}
+	r := readyAt{rv: full.GetResourceVersion(), current: v.Current, failed: v.Failed, why: v.Why, timedOut: v.TimedOut}
 	e.ready.set(key, full.GetUID(), r)
 	return r, nil
 }

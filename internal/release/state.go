@@ -135,6 +135,9 @@ type Observation struct {
 	// ReadyFailed: a released object has Failed (it will not become
 	// Current without a change): the readiness wait is over.
 	ReadyFailed bool
+	// ExpressionTimedOut: a readiness expression was cut at its deadline
+	// over a released object (named in NotReady).
+	ExpressionTimedOut bool
 	// NotReady says which objects are not Ready and why.
 	NotReady string
 	// Objects are the released objects of Latest, each with its readiness

@@ -139,12 +139,16 @@ type fromSources struct {
 }
 
 // readValuesFrom fills s.from from the watch's valuesFrom, and tells the
-// engine's sources which objects the resource uses. Nothing is read for
-// a resource being deleted. The error is a read error worth retrying as it
-// is (the API server, a watch not synced yet).
+// engine's sources which objects the resource uses. For a resource being
+// deleted only the secrets are read (secretsOnly). The error is a read
+// error worth retrying as it is (the API server, a watch not synced yet).
 func (s *step) readValuesFrom(ctx context.Context) error {
 	w, obj := s.t.Watch, s.obj
-	if len(w.ValuesFrom) == 0 || obj.GetDeletionTimestamp() != nil {
+	if len(w.ValuesFrom) == 0 {
+		return nil
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		s.secretsOnly(ctx)
 		return nil
 	}
 	ref, err := w.Release(obj.GetName(), obj.GetNamespace())
@@ -195,6 +199,37 @@ func (s *step) readValuesFrom(ctx context.Context) error {
 		s.from.err = &ValuesSourceError{Reason: api.ReasonValuesSourceMissing, Problems: missing}
 	}
 	return nil
+}
+
+// secretsOnly keeps, for a resource being deleted, the strings its
+// valuesFrom Secrets give (s.from.secrets), so that the uninstall's
+// messages and Helm's log lines are redacted as the release's were: read
+// through the engine's sources (the controller's: from the watches its
+// earlier steps started, held until it is gone, with no request and no
+// new watch); whatever cannot be read so is
+// left out, and nothing else of s.from is set.
+func (s *step) secretsOnly(ctx context.Context) {
+	w, obj := s.t.Watch, s.obj
+	ref, err := w.Release(obj.GetName(), obj.GetNamespace())
+	if err != nil {
+		return
+	}
+	srcs, err := w.ValuesSources(obj.GetName(), obj.GetNamespace(), ref.Namespace)
+	if err != nil {
+		return
+	}
+	read := fromSources{values: chartutil.Values{}}
+	for _, src := range srcs {
+		if src.Object.Kind != watches.SourceSecret {
+			continue
+		}
+		if data, _, err := s.e.sources.Read(ctx, src.Object); err == nil {
+			if raw, ok := data[src.ValuesKey]; ok {
+				_ = read.add(src, raw) // what it could not merge is not needed
+			}
+		}
+	}
+	s.from.secrets = read.secrets
 }
 
 // add merges one entry's content over the entries before it.

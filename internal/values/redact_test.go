@@ -137,3 +137,24 @@ func BenchmarkRedact(b *testing.B) {
 		_ = r.Redact(msg)
 	}
 }
+
+// A value read from a file ends in a newline: hidden with it and trimmed,
+// as it is, quoted and base64-encoded.
+func TestRedactorHidesTrimmedForms(t *testing.T) {
+	const secret = "s3cr3t-from-file\n"
+	r := NewRedactor([]string{secret, " ab \n"})
+	for _, msg := range []string{
+		"token " + secret + " rejected",
+		"token s3cr3t-from-file rejected",
+		fmt.Sprintf("token %q rejected", "s3cr3t-from-file"),
+		"data: " + base64.StdEncoding.EncodeToString([]byte("s3cr3t-from-file")),
+		"data: " + base64.StdEncoding.EncodeToString([]byte(secret)),
+	} {
+		if got := r.Redact(msg); strings.Contains(got, "s3cr3t") || strings.Contains(got, "czNjcjN0") || !strings.Contains(got, Redacted) {
+			t.Errorf("Redact(%q) = %q", msg, got)
+		}
+	}
+	if got := r.Redact("a table of ab"); got != "a table of ab" {
+		t.Errorf("a trimmed secret shorter than %d characters garbled %q", MinSecretLength, got)
+	}
+}

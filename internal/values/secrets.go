@@ -68,7 +68,9 @@ func sortedSecrets(seen map[string]bool) []string {
 // (standard and URL alphabets, padded and raw), which is how Secret data
 // and Helm's b64enc show them. Base64 is only recognised for the secret
 // encoded on its own: inside a longer encoded text it depends on the
-// alignment. The replacer is built once (per reconcile step) and applied
+// alignment. A secret with leading or trailing white space (a value read
+// from a file, ending in a newline) is hidden trimmed as well. The
+// replacer is built once (per reconcile step) and applied
 // per message. The zero value and nil hide nothing.
 type Redactor struct {
 	r *strings.Replacer
@@ -78,13 +80,17 @@ type Redactor struct {
 // MinSecretLength are left out.
 func NewRedactor(secrets []string) *Redactor {
 	forms := map[string]bool{}
-	for _, s := range secrets {
-		if len(s) < MinSecretLength {
-			continue
-		}
-		for _, f := range encodings(s) {
-			if len(f) >= MinSecretLength {
-				forms[f] = true
+	for _, secret := range secrets {
+		// A value read from a file usually ends in a newline, which a
+		// chart (or a message) trims: both forms are hidden.
+		for _, s := range []string{secret, strings.TrimSpace(secret)} {
+			if len(s) < MinSecretLength {
+				continue
+			}
+			for _, f := range encodings(s) {
+				if len(f) >= MinSecretLength {
+					forms[f] = true
+				}
 			}
 		}
 	}

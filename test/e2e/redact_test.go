@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -103,4 +104,70 @@ func vaultWithSpec(t *testing.T, env *testenv.Env, ns string, spec map[string]an
 	}
 	u.Object["spec"] = spec
 	return u
+}
+
+// The last gaps. A Secret's value read from a file ends in a newline,
+// and a chart trims it: the trimmed form is redacted too. A long failure
+// the chart rejects the values with is kept in status.terminalError cut
+// and redacted, as every message is. Helm's log lines during an
+// uninstall are redacted as those of the other actions are (here: the
+// name of a ConfigMap named after the token).
+func TestRedactionGaps(t *testing.T) {
+	parallel(t, quick)
+	env := testenv.Cluster(t)
+	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-redact-gaps.yaml")
+	installCRDs(t, env, watchesFile)
+	ns := env.Namespace(t)
+	op := startConfined(t, env, ns, watchesFile, "--metrics-bind-address", "0", "--zap-log-level=debug")
+	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{vaultGVK}) })
+
+	const token, listSecret, padding = "s3cr3t-from-file-77", "pw-in-list-0815", 4000
+	ctx := context.Background()
+	createAll(t, env, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "v-file"},
+		Data: map[string][]byte{"token": []byte(token + "\n")}})
+	spec := map[string]any{
+		"users":   []any{map[string]any{"name": "alice", "password": listSecret}},
+		"explode": true, "padding": padding,
+	}
+	if err := env.Client.Create(ctx, newCR(vaultGVK, ns, "v", spec)); err != nil {
+		t.Fatal(err)
+	}
+	waitVaultCondition(t, env, ns, api.ConditionStalled, api.ReasonChartError, "refusing users")
+	_, st, err := getCR(ctx, env, vaultGVK, ns, "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len([]rune(st.TerminalError)); n > 1025 || !strings.Contains(st.TerminalError, "refusing users") {
+		t.Errorf("status.terminalError (%d characters) is not the failure cut (the chart's runs over %d): %.200s", n, padding, st.TerminalError)
+	}
+	scanned := operatorWrote(t, env, op, vaultGVK, ns, "v")
+	noLeaks(t, scanned, map[string]string{"the token (trimmed)": token, "the list's password": listSecret})
+	if !strings.Contains(st.TerminalError, "trimmed [redacted]") {
+		t.Errorf("status.terminalError should show where the trimmed token was: %.300s", st.TerminalError)
+	}
+
+	// Installed with a ConfigMap named after the token; uninstalled.
+	spec["explode"], spec["namedAfterToken"] = false, true
+	if err := env.Client.Update(ctx, vaultWithSpec(t, env, ns, spec)); err != nil {
+		t.Fatal(err)
+	}
+	waitCRReady(t, env, vaultGVK, ns, "v")
+	if err := env.Client.Delete(ctx, newCR(vaultGVK, ns, "v", nil)); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, env, vaultGVK, ns, "v", 2*time.Minute)
+	var uninstall []string
+	for _, line := range strings.Split(op.out.String(), "\n") {
+		if strings.Contains(line, "Starting delete for") || strings.Contains(line, "uninstall: Deleting") {
+			uninstall = append(uninstall, line)
+		}
+	}
+	if !strings.Contains(strings.Join(uninstall, "\n"), "ConfigMap") {
+		t.Fatalf("no log line of Helm's uninstall names the ConfigMaps: the scan would prove little\n%s", strings.Join(uninstall, "\n"))
+	}
+	for _, line := range uninstall {
+		if strings.Contains(line, token) {
+			t.Errorf("Helm's uninstall logged the token: %s", line)
+		}
+	}
 }
