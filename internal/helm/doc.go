@@ -7,8 +7,9 @@
 //
 // Releases are stored with Helm's Secret driver in the release namespace, so
 // the helm CLI (helm list -A, helm history) sees them; a watch with storage
-// chunked stores them with helm-operator-plugins' chunked Secret driver
-// instead (WithStorage, storage.go), which the helm CLI does not read. All clients share one
+// chunked stores them in helm-operator-plugins' chunked Secret format
+// instead (WithStorage, storage.go; written by chunked.go so that a failed
+// write leaves every revision readable), which the helm CLI does not read. All clients share one
 // memory-cached discovery client and REST mapper (which remembers the mappings it found,
 // mapper.go), and the cluster's
 // capabilities are read once and refreshed at most every CapabilitiesTTL,

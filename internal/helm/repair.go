@@ -2,11 +2,16 @@ package helm
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
+
+	"helm.sh/helm/v3/pkg/kube"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/cli-runtime/pkg/resource"
 )
 
@@ -17,7 +22,8 @@ import (
 // says, whatever revision put the live values there. It returns the
 // patched object, or ok false when there is nothing to repair (the
 // repaired patch is the same, or is refused too: then the first refusal
-// stands).
+// stands). It takes nothing from others: what it merges away is only
+// what the manifests name or this operator wrote (see touched).
 //
 // Why: Helm's merge takes the previous revision's manifest as what is
 // live. When it is not (an action interrupted before its record said
@@ -43,7 +49,11 @@ func repairPatch(helper *resource.Helper, info *resource.Info, prev, live runtim
 	if err != nil {
 		return nil, false
 	}
-	original, err := touched(live, prev, info.Object)
+	meta, err := strategicpatch.NewPatchMetaFromStruct(kube.AsVersioned(info))
+	if err != nil {
+		return nil, false
+	}
+	original, err := touched(live, prev, info.Object, meta)
 	if err != nil {
 		return nil, false
 	}
@@ -58,9 +68,18 @@ func repairPatch(helper *resource.Helper, info *resource.Info, prev, live runtim
 	return obj, true
 }
 
-// touched is live restricted to the fields a or b sets: maps are followed
-// key by key, anything else (lists, values) is taken whole.
-func touched(live, a, b runtime.Object) (*unstructured.Unstructured, error) {
+// touched is live restricted to what a or b names: maps are followed key
+// by key; a list merged by key (strategic merge patch's patchMergeKey:
+// containers by name, ownerReferences by uid, ports by containerPort ...)
+// keeps the live entries a or b names by that key, each restricted the
+// same way, and those no revision names that only this operator's field
+// manager wrote (an action interrupted before its record said what it
+// applied): the merge then removes those, and leaves every other entry,
+// another controller's (an injected sidecar, another owner's reference),
+// as it is. A set of values merged (finalizers) keeps those a or b has, or
+// only the operator wrote. Any other list is taken whole (the patch
+// replaces it). meta is the object's patch metadata.
+func touched(live, a, b runtime.Object, meta strategicpatch.LookupPatchMeta) (*unstructured.Unstructured, error) {
 	var maps [3]map[string]any
 	for i, o := range []runtime.Object{live, a, b} {
 		data, err := json.Marshal(o)
@@ -71,12 +90,12 @@ func touched(live, a, b runtime.Object) (*unstructured.Unstructured, error) {
 			return nil, err
 		}
 	}
-	out := restrict(maps[0], maps[1], maps[2])
+	out := restrict(maps[0], maps[1], maps[2], meta, writersOf(maps[0], fieldManager()))
 	delete(out, "status") // never the release's (a typed object has an empty one)
 	return &unstructured.Unstructured{Object: out}, nil
 }
 
-func restrict(live, a, b map[string]any) map[string]any {
+func restrict(live, a, b map[string]any, meta strategicpatch.LookupPatchMeta, w writers) map[string]any {
 	out := map[string]any{}
 	for k, v := range live {
 		av, inA := a[k]
@@ -84,14 +103,67 @@ func restrict(live, a, b map[string]any) map[string]any {
 		if !inA && !inB {
 			continue
 		}
-		sub, isMap := v.(map[string]any)
-		if !isMap {
+		switch v := v.(type) {
+		case map[string]any:
+			am, _ := av.(map[string]any)
+			bm, _ := bv.(map[string]any)
+			var sub strategicpatch.LookupPatchMeta
+			if meta != nil {
+				sub, _, _ = meta.LookupPatchMetadataForStruct(k)
+			}
+			out[k] = restrict(v, am, bm, sub, w.field(k))
+		case []any:
+			al, _ := av.([]any)
+			bl, _ := bv.([]any)
+			out[k] = restrictList(k, v, al, bl, meta, w.field(k))
+		default:
 			out[k] = v
-			continue
 		}
-		am, _ := av.(map[string]any)
-		bm, _ := bv.(map[string]any)
-		out[k] = restrict(sub, am, bm)
 	}
 	return out
 }
+
+// restrictList is restrict's for the list under key k (see touched).
+func restrictList(k string, live, a, b []any, meta strategicpatch.LookupPatchMeta, w writers) []any {
+	if meta == nil {
+		return live
+	}
+	elem, pm, err := meta.LookupPatchMetadataForSlice(k)
+	if err != nil || !slices.Contains(pm.GetPatchStrategies(), "merge") {
+		return live
+	}
+	key := pm.GetPatchMergeKey()
+	out := []any{}
+	for _, e := range live {
+		em, isMap := e.(map[string]any)
+		if key == "" || !isMap {
+			if slices.ContainsFunc(a, eq(e)) || slices.ContainsFunc(b, eq(e)) || w.onlyOursValue(e) {
+				out = append(out, e)
+			}
+			continue
+		}
+		ae, be := entryOf(a, key, em[key]), entryOf(b, key, em[key])
+		switch {
+		case ae != nil || be != nil:
+			out = append(out, restrict(em, ae, be, elem, w.entry(em)))
+		case w.onlyOursEntry(em):
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// entryOf is the entry of list whose key field is v (nil: none).
+func entryOf(list []any, key string, v any) map[string]any {
+	if v == nil {
+		return nil
+	}
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok && reflect.DeepEqual(m[key], v) {
+			return m
+		}
+	}
+	return nil
+}
+
+func eq(v any) func(any) bool { return func(x any) bool { return reflect.DeepEqual(x, v) } }

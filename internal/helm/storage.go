@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage"
@@ -23,8 +22,8 @@ const (
 	// StorageSecret is Helm's Secret driver: one Secret per revision, what
 	// helm list and helm history read. The default.
 	StorageSecret Storage = "secret"
-	// StorageChunked is helm-operator-plugins' chunked Secret driver: an
-	// index Secret per revision (labels owner=helm, name, version, status,
+	// StorageChunked is helm-operator-plugins' chunked Secret format
+	// (chunkedSecrets, written failure-safe here): an index Secret per revision (labels owner=helm, name, version, status,
 	// type=index, key) and chunk Secrets (owner=helm, key, type=chunk)
 	// for what does not fit in it. The helm CLI cannot decode them.
 	StorageChunked Storage = "chunked"
@@ -60,7 +59,7 @@ func newStorage(secrets clientcorev1.SecretInterface, kind Storage, log func(str
 		secrets: secrets,
 		helm:    hd,
 		chunked: &labelledDriver{
-			Driver:  hopstorage.NewChunkedSecrets(ls, "helm", hopstorage.ChunkedSecretsConfig{ChunkSize: ChunkSize, Log: log}),
+			Driver:  newChunkedSecrets(ls, ChunkSize, log),
 			secrets: ls,
 		},
 		writeChunked: kind == StorageChunked,

@@ -16,9 +16,9 @@ import (
 
 // switchingDriver writes revisions with the watch's driver and reads each
 // with the driver that stored it, so that a watch's storage can be changed
-// with releases in place: a revision stored the other way stays readable,
-// and is stored the new way when it is next written (an upgrade marks it
-// superseded). Both drivers label their revision Secrets owner=helm, name,
+// with releases in place: a revision stored the other way stays readable
+// and is updated where it is (see Update); new revisions are stored the
+// new way. Both drivers label their revision Secrets owner=helm, name,
 // version and status, which is all Revisions and ReleaseOf read.
 type switchingDriver struct {
 	secrets       clientcorev1.SecretInterface
@@ -69,26 +69,19 @@ func (d *switchingDriver) Delete(key string) (*release.Release, error) {
 	return drv.Delete(key)
 }
 
-// Update rewrites a revision; one stored the other way is deleted and
-// created anew by the writer, or again the other way if the writer cannot
-// store it (a revision over 1 MiB going back to the Secret driver): a
-// revision is never lost to a storage switch.
+// Update rewrites a revision in place, with the driver that stored it:
+// a revision is never moved from one kind of storage to the other. Both
+// kinds name a revision's (index) Secret by its key, and a Secret's type
+// cannot change: a move would delete the revision before it creates it
+// anew, and a failure in between (a ServerTimeout, the process killed)
+// would lose it. New revisions are stored the new way, and the old ones
+// go as maxHistory drops them.
 func (d *switchingDriver) Update(key string, rls *release.Release) error {
 	drv, err := d.storedBy(key)
 	if err != nil {
 		return err
 	}
-	if drv == d.writer() {
-		return drv.Update(key, rls)
-	}
-	if _, err := drv.Delete(key); err != nil {
-		return err
-	}
-	err = d.writer().Create(key, rls)
-	if err != nil && drv.Create(key, rls) == nil {
-		return nil
-	}
-	return err
+	return drv.Update(key, rls)
 }
 
 func (d *switchingDriver) List(filter func(*release.Release) bool) ([]*release.Release, error) {

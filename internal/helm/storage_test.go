@@ -106,16 +106,17 @@ func TestStorageOfContext(t *testing.T) {
 }
 
 // Switching a watch's storage: the revisions stored the other way are
-// still read, and each one written again (superseded by an upgrade) is
-// stored the new way.
+// still read and updated where they are (superseded by an upgrade; never
+// deleted to be created anew, which a failure in between would lose), and
+// new revisions are stored the new way.
 func TestStorageSwitchReadsTheOtherFormat(t *testing.T) {
 	tests := []struct {
 		name     string
 		from, to Storage
-		wantType string // Secret type of every revision afterwards
+		wantType map[string]string // Secret type of each revision afterwards
 	}{
-		{"secret to chunked", StorageSecret, StorageChunked, "operatorframework.io/index.v1"},
-		{"chunked to secret", StorageChunked, StorageSecret, "helm.sh/release.v1"},
+		{"secret to chunked", StorageSecret, StorageChunked, map[string]string{"1": "helm.sh/release.v1", "2": "operatorframework.io/index.v1"}},
+		{"chunked to secret", StorageChunked, StorageSecret, map[string]string{"1": "operatorframework.io/index.v1", "2": "helm.sh/release.v1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,13 +141,16 @@ func TestStorageSwitchReadsTheOtherFormat(t *testing.T) {
 			if err != nil || len(hist) != 2 {
 				t.Fatalf("history %d revisions, %v", len(hist), err)
 			}
+			if got, err := st.Get("mon", 1); err != nil || got.Info.Status != release.StatusSuperseded {
+				t.Fatalf("revision 1 after its update: %v %v", got, err)
+			}
 			list, err := secrets.List(context.Background(), metav1.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range list.Items {
-				if _, ok := ReleaseOf(s.Labels); ok && string(s.Type) != tt.wantType {
-					t.Errorf("revision %s is stored as %s, want %s", s.Name, s.Type, tt.wantType)
+				if _, ok := ReleaseOf(s.Labels); ok && string(s.Type) != tt.wantType[s.Labels["version"]] {
+					t.Errorf("revision %s is stored as %s, want %s", s.Name, s.Type, tt.wantType[s.Labels["version"]])
 				}
 			}
 			for _, v := range []int{1, 2} {

@@ -14,15 +14,17 @@ import (
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
-// A live list no stored revision names (an action interrupted before its
-// record said what it applied, or a hand edit with drift correction off)
-// does not wedge the release. Helm's three-way merge of the previous
+// A live list entry no stored revision names, that chartkeeper itself
+// wrote (an action interrupted before its record said what it applied:
+// here the edit is made with chartkeeper's field manager), does not wedge
+// the release. Helm's three-way merge of the previous
 // manifest (port 80), the new one (9090) and the live Service (8080) adds
 // the desired port next to the live one; the API server refuses two
 // unnamed ports, and so it refused every upgrade and rollback after,
 // until the retries were spent (make chaos lost releases so). The upgrade
 // is repaired: merged again from what is live, it leaves the one port the
-// chart asks for.
+// chart asks for. (An entry someone else wrote is theirs: the repair
+// leaves it, see TestRepairKeepsWhatOthersAdded.)
 func TestUpgradeRepairsAListNoRevisionNames(t *testing.T) {
 	parallel(t, quick) // appFixture: its own namespace, its operator confined to it
 	env, ns, _ := appFixture(t, testWatches())
@@ -41,7 +43,7 @@ func TestUpgradeRepairsAListNoRevisionNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc.Spec.Ports[0].Port = 8080
-	if err := env.Client.Update(ctx, &svc); err != nil {
+	if err := env.Client.Update(ctx, &svc, client.FieldOwner(api.FieldManager)); err != nil {
 		t.Fatal(err)
 	}
 

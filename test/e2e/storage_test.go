@@ -241,8 +241,9 @@ func patchCR(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, na
 }
 
 // Changing a kind's storage from secret to chunked with a release in
-// place: the release is read as it was stored, upgraded, and its
-// revisions are then stored chunked; it uninstalls without leftovers.
+// place: the release is read as it was stored, upgraded (its revision 1
+// updated where it is), and its new revision is stored chunked; it
+// uninstalls without leftovers.
 func TestStorageSwitchKeepsTheRelease(t *testing.T) {
 	parallel(t, quick)
 	dir := t.TempDir()
@@ -274,9 +275,21 @@ func TestStorageSwitchKeepsTheRelease(t *testing.T) {
 		}
 		return nil
 	})
-	want := map[string]string{"1": "superseded", "2": "deployed"}
-	if got := revisionStatuses(t, env, ns, "mon"); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("chunked index revisions = %v, want %v (both rewritten chunked)", got, want)
+	// Revision 1 is updated where it is (a Secret of Helm's driver), never
+	// deleted to be created chunked; revision 2 is stored chunked.
+	want := map[string]string{"1": "superseded helm.sh/release.v1", "2": "deployed operatorframework.io/index.v1"}
+	secrets, err := helmSecrets(ctx, env, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range secrets {
+		if s.Labels["name"] == "mon" {
+			got[s.Labels["version"]] = s.Labels["status"] + " " + string(s.Type)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("revisions = %v, want %v", got, want)
 	}
 
 	if err := env.Client.Delete(ctx, newCR(bigReleaseGVK, ns, "mon", nil)); err != nil {
