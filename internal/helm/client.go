@@ -41,6 +41,9 @@ type Client struct {
 	// secrets serves the release storage's reads from the metadata cache
 	// and its own writes (see ReadReleasesFrom).
 	secrets *secretCache
+	// key signs the revisions written and checks those read (SignWith;
+	// nil: none are).
+	key SigningKey
 
 	capsMu  sync.Mutex
 	caps    *chartutil.Capabilities
@@ -64,7 +67,7 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 	}
 	c := &Client{getter: g, clientset: cs, log: log, secrets: newSecretCache(nil, ManagedSecrets)}
 	c.storageFor = func(ns string, kind Storage) *storage.Storage {
-		return newStorage(c.secrets.view(cs.CoreV1().Secrets(ns), ns), kind, log)
+		return c.signed(newStorage(c.secrets.view(cs.CoreV1().Secrets(ns), ns), kind, log))
 	}
 	shared := newValidators()
 	shared.serverValidates = func() bool {
@@ -296,7 +299,7 @@ func (c *Client) Rollback(ctx context.Context, name, ns string, toRevision, maxH
 // uninstall takes no context; 0: no bound); g.DisableHooks skips them;
 // g.Deleted is told of each object deleted.
 func (c *Client) Uninstall(ctx context.Context, name, ns string, description string, g Guard) error {
-	cfg, err := c.config(ctx, ns, 0, Guard{As: g.As, Deleted: g.Deleted})
+	cfg, err := c.config(ctx, ns, 0, Guard{As: g.As, Deleted: g.Deleted, Admit: g.Admit})
 	if err != nil {
 		return err
 	}
