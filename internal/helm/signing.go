@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"strconv"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -30,8 +31,12 @@ import (
 // engine never trusts its manifest (docs/release-engine.md, Stored
 // revisions are signed).
 
-// LabelSignature holds a revision's signature (hex, 60 digits: 240 bits
-// of HMAC-SHA256, within a label value's 63 characters).
+// LabelSignature holds a revision's signature: "<version>-<MAC>", the MAC
+// in hex, 56 digits (224 bits of HMAC-SHA256), within a label value's 63
+// characters. Helm copies a revision's labels into the next one (a
+// person's helm upgrade): a signature naming another version was copied,
+// and the revision counts as unsigned; one naming its own version that
+// does not match was changed in place, and the revision is forged.
 const LabelSignature = "chartkeeper.dev/signature"
 
 // LabelUnsigned marks, in memory, a revision read without a signature, so
@@ -42,7 +47,7 @@ const LabelSignature = "chartkeeper.dev/signature"
 const LabelUnsigned = "chartkeeper.dev/unsigned"
 
 // signatureLen is how many hex digits of the MAC the label keeps.
-const signatureLen = 60
+const signatureLen = 56
 
 // SigningKey is the operator's key for the signatures of stored revisions.
 type SigningKey []byte
@@ -72,7 +77,18 @@ func IsForged(err error) (*ForgedError, bool) {
 // Signed reports whether the revision carries a signature (its labels say
 // so; whether it matches is checked when the revision is decoded).
 func (r Revision) Signed() bool {
-	return r.Labels[LabelSignature] != "" && r.Labels[LabelUnsigned] != "true"
+	v, ok := signedVersion(r.Labels[LabelSignature])
+	return ok && v == r.Version && r.Labels[LabelUnsigned] != "true"
+}
+
+// signedVersion is the version a signature label names.
+func signedVersion(label string) (int, bool) {
+	v, _, ok := strings.Cut(label, "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil
 }
 
 // SignWith makes the release storage sign every revision written and
@@ -176,7 +192,7 @@ func (d signingDriver) verify(rls *release.Release) error {
 		return nil
 	}
 	got := rls.Labels[LabelSignature]
-	if got == "" {
+	if v, ok := signedVersion(got); !ok || v != rls.Version { // none, or copied from another revision
 		labels := maps.Clone(rls.Labels)
 		if labels == nil {
 			labels = map[string]string{}
@@ -200,7 +216,7 @@ func signature(key SigningKey, rls *release.Release) (string, error) {
 	}
 	m := hmac.New(sha256.New, key)
 	m.Write(b)
-	return hex.EncodeToString(m.Sum(nil))[:signatureLen], nil
+	return strconv.Itoa(rls.Version) + "-" + hex.EncodeToString(m.Sum(nil))[:signatureLen], nil
 }
 
 // signedRevision is what a signature covers: everything the operator acts

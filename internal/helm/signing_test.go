@@ -42,7 +42,7 @@ func TestSignedRevisionRefusesEachTamper(t *testing.T) {
 		{"status", func(r *release.Release) { r.Info.Status = release.StatusFailed }, true},
 		{"hook added", func(r *release.Release) { r.Hooks = append(r.Hooks, &release.Hook{Name: "x", Manifest: "kind: Job"}) }, true},
 		{"owner label", func(r *release.Release) { r.Labels["chartkeeper.dev/owner-uid"] = "someone" }, true},
-		{"version", func(r *release.Release) { r.Version = 3 }, true},
+		{"signature of another version (Helm copies labels: unsigned)", func(r *release.Release) { r.Version = 3 }, false},
 		{"signature removed", func(r *release.Release) { delete(r.Labels, LabelSignature) }, false}, // unsigned: the engine's to distrust
 		{"another tool's label", func(r *release.Release) { r.Labels["team"] = "dev" }, false},
 	}
@@ -66,9 +66,15 @@ func TestSignedRevisionRefusesEachTamper(t *testing.T) {
 			if forged != c.forged || (!c.forged && err != nil) {
 				t.Fatalf("Get: %v, want forged %v", err, c.forged)
 			}
-			_, err = d.Query(map[string]string{"name": "web", "owner": "helm"})
+			rs, err := d.Query(map[string]string{"name": "web", "owner": "helm"})
 			if _, forged := IsForged(err); forged != c.forged {
 				t.Fatalf("Query: %v, want forged %v", err, c.forged)
+			}
+			if !c.forged {
+				signed := (Revision{Version: rs[0].Version, Labels: rs[0].Labels}).Signed()
+				if want := c.name == "untouched" || c.name == "another tool's label"; signed != want {
+					t.Errorf("read back signed %v, want %v: %v", signed, want, rs[0].Labels)
+				}
 			}
 		})
 	}
@@ -121,7 +127,7 @@ func TestSigningRewrites(t *testing.T) {
 	if err != nil || got.Labels[LabelSignature] == "" || got.Labels[LabelUnsigned] != "" {
 		t.Errorf("a new revision is not signed: %v %v", got.Labels, err)
 	}
-	if r := (Revision{Labels: got.Labels}); !r.Signed() {
+	if r := (Revision{Version: 3, Labels: got.Labels}); !r.Signed() {
 		t.Error("Revision.Signed is false for a signed revision")
 	}
 }
