@@ -63,7 +63,7 @@ type ForgedError struct {
 }
 
 func (e *ForgedError) Error() string {
-	return fmt.Sprintf("revision %d of release %s/%s was not written by chartkeeper: its signature (label %s) does not match its stored manifest, values, chart or status; it is left alone",
+	return fmt.Sprintf("revision %d of release %s/%s was not written by chartkeeper: its signature (label %s) does not match its stored manifest, hooks, values or chart; it is left alone",
 		e.Version, e.Namespace, e.Release, LabelSignature)
 }
 
@@ -219,16 +219,16 @@ func signature(key SigningKey, rls *release.Release) (string, error) {
 	return strconv.Itoa(rls.Version) + "-" + hex.EncodeToString(m.Sum(nil))[:signatureLen], nil
 }
 
-// signedRevision is what a signature covers: everything the operator acts
-// on or decides from. Not covered: times (Helm's, and hooks' last runs,
-// which Helm rewrites while it runs them), the chart's files other than
-// its templates and values, and labels not chartkeeper's (a person's
-// helm --labels): none is acted on.
+// signedRevision is what a signature covers: what the operator applies,
+// deletes or proves a revision by. Not covered: its status and description,
+// which any Helm client rewrites in place (a person's helm upgrade marks
+// the previous revision superseded: that must not make it forged; a
+// status only chooses among revisions whose content is signed), times
+// (hooks' last runs too), the chart's files other than its templates and
+// values, and labels not chartkeeper's (a person's helm --labels).
 type signedRevision struct {
 	Name, Namespace string
 	Version         int
-	Status          release.Status
-	Description     string
 	Manifest        string
 	Hooks           []signedHook
 	Config          json.RawMessage
@@ -256,9 +256,6 @@ type signedChart struct {
 // stores them, JSON: see canonicalValues).
 func signedContent(rls *release.Release) ([]byte, error) {
 	s := signedRevision{Name: rls.Name, Namespace: rls.Namespace, Version: rls.Version, Manifest: rls.Manifest}
-	if rls.Info != nil {
-		s.Status, s.Description = rls.Info.Status, rls.Info.Description
-	}
 	for _, h := range rls.Hooks {
 		if h == nil {
 			continue
