@@ -36,7 +36,9 @@ func TestSignedRevisionRefusesEachTamper(t *testing.T) {
 		forged bool
 	}{
 		{"untouched", func(*release.Release) {}, false},
-		{"manifest", func(r *release.Release) { r.Manifest += "---\nkind: DaemonSet\nmetadata: {name: x, namespace: kube-system}\n" }, true},
+		{"manifest", func(r *release.Release) {
+			r.Manifest += "---\nkind: DaemonSet\nmetadata: {name: x, namespace: kube-system}\n"
+		}, true},
 		{"values", func(r *release.Release) { r.Config["image"] = "evil" }, true},
 		{"chart template", func(r *release.Release) { r.Chart.Templates[0].Data = []byte("kind: Secret") }, true},
 		{"chart version", func(r *release.Release) { r.Chart.Metadata.Version = "9.9.9" }, true},
