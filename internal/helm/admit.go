@@ -12,10 +12,11 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
 )
 
-// Admit is asked about every object an action is about to create, update
-// or delete, and about every object of the revision an upgrade or
-// rollback starts from (a stored revision names them: see signing.go);
-// its error fails the action before any of them is sent.
+// Admit is asked about every object an action is about to create or
+// update, and about every object of the revision an upgrade or rollback
+// starts from (a stored revision names them: see signing.go): its error
+// fails the action before any of them is sent. An object it refuses is
+// never deleted either (see admittingClient.Delete).
 type Admit func(ownership.Placement) error
 
 // admittingClient is a kube client that asks admit before each create and
@@ -67,23 +68,33 @@ func (c admittingClient) checkBoth(original, target kube.ResourceList) error {
 	return c.check(target)
 }
 
-// Delete admits every object before any is deleted (an uninstall's come
-// from the stored revision).
+// Delete deletes only the objects admit allows (an uninstall's come from
+// the stored revision): one outside the scope is left alone, never
+// deleted. Not an error: Helm deletes a hook before creating it
+// (before-hook-creation), and the create is then refused with the
+// scope's own error.
 func (c admittingClient) Delete(rl kube.ResourceList) (*kube.Result, []error) {
-	if err := c.check(rl); err != nil {
-		return nil, []error{err}
+	rl = c.admitted(rl)
+	if len(rl) == 0 {
+		return &kube.Result{}, nil
 	}
 	return c.Interface.Delete(rl)
 }
 
 func (c admittingClient) DeleteWithPropagationPolicy(rl kube.ResourceList, policy metav1.DeletionPropagation) (*kube.Result, []error) {
-	if err := c.check(rl); err != nil {
-		return nil, []error{err}
+	rl = c.admitted(rl)
+	if len(rl) == 0 {
+		return &kube.Result{}, nil
 	}
 	if dp, ok := c.Interface.(kube.InterfaceDeletionPropagation); ok {
 		return dp.DeleteWithPropagationPolicy(rl, policy)
 	}
 	return c.Interface.Delete(rl)
+}
+
+// admitted is rl less the objects admit refuses.
+func (c admittingClient) admitted(rl kube.ResourceList) kube.ResourceList {
+	return rl.Filter(func(info *resource.Info) bool { return c.admit(placementOf(info)) == nil })
 }
 
 func (c admittingClient) UpdateThreeWayMerge(original, target kube.ResourceList, force bool) (*kube.Result, error) {

@@ -59,15 +59,16 @@ func TestAdmitCoversStoredObjects(t *testing.T) {
 		name    string
 		run     func(c kube.Interface) error
 		refused bool
+		deleted int
 	}{
-		{"delete in scope", func(c kube.Interface) error { _, errs := c.Delete(inScope); return errors.Join(errs...) }, false},
-		{"delete of a forged object", func(c kube.Interface) error { _, errs := c.Delete(forged); return errors.Join(errs...) }, true},
-		{"uninstall's delete of a forged object", func(c kube.Interface) error {
+		{"delete in scope", func(c kube.Interface) error { _, errs := c.Delete(inScope); return errors.Join(errs...) }, false, 1},
+		{"delete of a forged object: left alone", func(c kube.Interface) error { _, errs := c.Delete(forged); return errors.Join(errs...) }, false, 1},
+		{"uninstall's delete of a forged object: left alone", func(c kube.Interface) error {
 			_, errs := c.(kube.InterfaceDeletionPropagation).DeleteWithPropagationPolicy(forged, metav1.DeletePropagationBackground)
 			return errors.Join(errs...)
-		}, true},
-		{"update from a forged revision", func(c kube.Interface) error { _, err := c.Update(forged, inScope, false); return err }, true},
-		{"update in scope", func(c kube.Interface) error { _, err := c.Update(inScope, inScope, false); return err }, false},
+		}, false, 1},
+		{"update from a forged revision", func(c kube.Interface) error { _, err := c.Update(forged, inScope, false); return err }, true, 0},
+		{"update in scope", func(c kube.Interface) error { _, err := c.Update(inScope, inScope, false); return err }, false, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +79,9 @@ func TestAdmitCoversStoredObjects(t *testing.T) {
 			}
 			if tc.refused && rec.deleted+rec.updated > 0 {
 				t.Errorf("a refused action reached the cluster: %d deleted, %d updated", rec.deleted, rec.updated)
+			}
+			if rec.deleted != tc.deleted {
+				t.Errorf("%d objects deleted, want %d (none outside the scope)", rec.deleted, tc.deleted)
 			}
 		})
 	}
