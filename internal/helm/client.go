@@ -305,7 +305,11 @@ func (c *Client) Uninstall(ctx context.Context, name, ns string, description str
 	}
 	timeout := g.Timeout
 	un := action.NewUninstall(cfg)
-	un.IgnoreNotFound, un.Description, un.Timeout, un.DisableHooks = true, description, timeout, g.DisableHooks
+	// Not IgnoreNotFound: Helm's would take any error reading the history
+	// (a forged revision, *ForgedError; the API server's) for a release
+	// gone, and report an uninstall that deleted nothing a success. A
+	// release not found is told apart below.
+	un.Description, un.Timeout, un.DisableHooks = description, timeout, g.DisableHooks
 	_, err = un.Run(name)
 	err = joinFlush(cfg, err)
 	if errors.Is(err, driver.ErrReleaseNotFound) {

@@ -261,7 +261,8 @@ func signedContent(rls *release.Release) ([]byte, error) {
 			continue
 		}
 		s.Hooks = append(s.Hooks, signedHook{Name: h.Name, Kind: h.Kind, Path: h.Path, Manifest: h.Manifest,
-			Events: h.Events, Weight: h.Weight, DeletePolicies: h.DeletePolicies, OutputLogPolicies: h.OutputLogPolicies})
+			Events: nilIfEmpty(h.Events), Weight: h.Weight, DeletePolicies: nilIfEmpty(h.DeletePolicies),
+			OutputLogPolicies: nilIfEmpty(h.OutputLogPolicies)})
 	}
 	var err error
 	if s.Config, err = canonicalValues(rls.Config); err != nil {
@@ -289,6 +290,16 @@ func signedContent(rls *release.Release) ([]byte, error) {
 		}
 	}
 	return json.Marshal(s)
+}
+
+// nilIfEmpty encodes an empty list as a missing one: Helm makes a hook's
+// lists empty, not nil (releaseutil.SortManifests), and stores them
+// omitempty, so that one without output log policies reads back with nil.
+func nilIfEmpty[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // labelDomain prefixes chartkeeper's labels (LabelMadeBy, the digest, ...).

@@ -2,12 +2,20 @@ package helm
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"strings"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	kubefake "helm.sh/helm/v3/pkg/kube/fake"
 	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/releaseutil"
 	"helm.sh/helm/v3/pkg/storage/driver"
+	helmtime "helm.sh/helm/v3/pkg/time"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 )
 
 func signedRelease(version int, status release.Status) *release.Release {
@@ -132,5 +140,89 @@ func TestSigningRewrites(t *testing.T) {
 	}
 	if r := (Revision{Version: 3, Labels: got.Labels}); !r.Signed() {
 		t.Error("Revision.Signed is false for a signed revision")
+	}
+}
+
+// A revision signed as Helm makes it reads back signed from each storage:
+// its hooks as Helm sorts them out of the templates (empty lists, not nil,
+// which the storage's encoding drops), failed by a hook (the hook's last
+// run and its default delete policy set after the revision was created).
+func TestSignedRevisionReadsBackFromStorage(t *testing.T) {
+	key := SigningKey(bytes.Repeat([]byte{5}, MinSigningKey))
+	hooks, _, err := releaseutil.SortManifests(map[string]string{
+		"app/templates/hook.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pre\n  annotations:\n    helm.sh/hook: pre-install\n",
+		"app/templates/job.yaml": "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations:\n    helm.sh/hook: pre-upgrade\n" +
+			"    helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded\n    helm.sh/hook-output-log-policy: hook-failed\n",
+	}, chartutil.DefaultVersionSet, releaseutil.InstallOrder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []Storage{StorageSecret, StorageChunked} {
+		t.Run(string(kind), func(t *testing.T) {
+			st := newStorage(fake.NewClientset().CoreV1().Secrets("team"), kind, t.Logf)
+			d := signingDriver{Driver: st.Driver, key: key}
+			rls := signedRelease(1, release.StatusPendingInstall)
+			rls.Hooks = hooks
+			k := "sh.helm.release.v1.web.v1"
+			if err := d.Create(k, rls); err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range rls.Hooks { // as Helm's execHook leaves them when the first fails
+				if len(h.DeletePolicies) == 0 {
+					h.DeletePolicies = []release.HookDeletePolicy{release.HookBeforeHookCreation}
+				}
+				h.LastRun = release.HookExecution{StartedAt: helmtime.Now(), CompletedAt: helmtime.Now(), Phase: release.HookPhaseFailed}
+			}
+			rls.SetStatus(release.StatusFailed, "failed pre-install")
+			if err := d.Update(k, rls); err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.Get(k)
+			if err != nil {
+				t.Fatalf("Get: %v", err)
+			}
+			if !(Revision{Version: got.Version, Labels: got.Labels}).Signed() {
+				t.Errorf("read back unsigned: %v", got.Labels)
+			}
+			if _, err := d.Query(map[string]string{"name": "web", "owner": "helm"}); err != nil {
+				t.Fatalf("Query: %v", err)
+			}
+		})
+	}
+}
+
+// An uninstall that cannot read the history for a forged revision fails
+// with *ForgedError and deletes nothing (Helm's IgnoreNotFound would have
+// taken it for a release gone, and reported a success); one of a release
+// that is not there is no error.
+func TestUninstallOfAForgedReleaseFails(t *testing.T) {
+	ctx := context.Background()
+	secrets := fake.NewClientset().CoreV1().Secrets("ns")
+	st := newStorage(secrets, StorageSecret, t.Logf)
+	st.Driver = signingDriver{Driver: st.Driver, key: SigningKey(bytes.Repeat([]byte{3}, MinSigningKey))}
+	hc := NewOffline(st, &kubefake.PrintingKubeClient{Out: io.Discard})
+	req := Request{Name: "web", Namespace: "ns", Chart: appChart(true), Values: map[string]any{"v": "1"},
+		Labels: map[string]string{"chartkeeper.dev/owner-uid": "mine"}}
+	if _, err := hc.Install(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	const key = "sh.helm.release.v1.web.v1"
+	s, err := secrets.Get(ctx, key, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Labels["chartkeeper.dev/owner-uid"] = "someone else's"
+	if _, err := secrets.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = hc.Uninstall(ctx, "web", "ns", "bye", Guard{})
+	if _, forged := IsForged(err); !forged {
+		t.Fatalf("uninstall of a forged revision: %v, want a *ForgedError", err)
+	}
+	if _, err := secrets.Get(ctx, key, metav1.GetOptions{}); err != nil {
+		t.Errorf("the forged revision went: %v", err)
+	}
+	if err := hc.Uninstall(ctx, "absent", "ns", "bye", Guard{}); err != nil {
+		t.Errorf("uninstall of a release not there: %v", err)
 	}
 }
