@@ -127,6 +127,13 @@ const (
 	// changes. An action refused by the account's RBAC is Forbidden, or
 	// the action's failure, naming the account.
 	ReasonServiceAccountRefused Reason = "ServiceAccountRefused"
+	// ReasonReleaseForged: a stored revision of the release was not
+	// written by chartkeeper (its signature does not match its content, or
+	// an unsigned revision names objects outside the watch's scope; the
+	// message names the revision and why): nothing touches the objects it
+	// names (no drift correction, prune, upgrade, rollback or uninstall);
+	// a deleted resource's finalizer is dropped with the objects left.
+	ReasonReleaseForged Reason = "ReleaseForged"
 )
 
 // Reasons lists every declared reason.
@@ -151,6 +158,7 @@ func Reasons() []Reason {
 		ReasonValuesSourceMissing,
 		ReasonTestSucceeded, ReasonTestFailed,
 		ReasonServiceAccountRefused,
+		ReasonReleaseForged,
 	}
 }
 

@@ -39,6 +39,8 @@ type runFlags struct {
 	memory      memoryLimit
 	images      imageFlags
 	zap         zap.Options
+	// signingKey: "namespace/name" of the release signing key's Secret.
+	signingKey string
 }
 
 func (f *runFlags) bind(fs *flag.FlagSet) {
@@ -57,6 +59,7 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&f.leader.Timing.RetryPeriod, "leader-elect-retry-period", d.RetryPeriod, "how often the leader renews and standbys try to acquire")
 	fs.Float64Var(&f.qps, "kube-api-qps", 500, "steady requests per second to the API server, for the whole process")
 	fs.IntVar(&f.burst, "kube-api-burst", 1000, "request burst to the API server, for the whole process")
+	fs.StringVar(&f.signingKey, "release-signing-key", "", `Secret ("namespace/name", or "name" in the operator's namespace) holding the key that signs stored release revisions; created with a random key if absent (default: `+operator.SigningKeySecret+` in the operator's namespace)`)
 	f.memory.bind(fs)
 	f.images.bind(fs)
 	apps.BindFlags(fs)
@@ -117,6 +120,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	// unbounded while the storage client queued at its own limit (make bench).
 	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
 	cfg.Wrap(metrics.CountRequests)
+	keyRef, err := signingKeyRef(f.signingKey, f.kubeconfig)
+	if err != nil {
+		fmt.Fprintf(stderr, "chartkeeper run: %v\n", err)
+		return ExitConfig
+	}
 	reg, err := newRegistry(ws)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)
@@ -131,6 +139,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		operator.WithLeaseTiming(f.leader.Timing),
 		operator.WithNamespaces(watchNamespaces()...),
 		operator.WithHooks(reg),
+		operator.WithSigningKey(keyRef),
 	}, metricsOpts...)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: %v\n", err)

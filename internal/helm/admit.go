@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/resource"
 
 	"helm.sh/helm/v3/pkg/kube"
@@ -12,7 +13,10 @@ import (
 )
 
 // Admit is asked about every object an action is about to create or
-// update; its error fails the action before the object is sent.
+// update, and about every object of the revision an upgrade or rollback
+// starts from (a stored revision names them: see signing.go): its error
+// fails the action before any of them is sent. An object it refuses is
+// never deleted either (see admittingClient.Delete).
 type Admit func(ownership.Placement) error
 
 // admittingClient is a kube client that asks admit before each create and
@@ -49,14 +53,52 @@ func (c admittingClient) Create(rl kube.ResourceList) (*kube.Result, error) {
 }
 
 func (c admittingClient) Update(original, target kube.ResourceList, force bool) (*kube.Result, error) {
-	if err := c.check(target); err != nil {
+	if err := c.checkBoth(original, target); err != nil {
 		return nil, err
 	}
 	return c.Interface.Update(original, target, force)
 }
 
+// checkBoth admits the objects written and those of the stored revision
+// the update starts from: it deletes those the target drops.
+func (c admittingClient) checkBoth(original, target kube.ResourceList) error {
+	if err := c.check(original); err != nil {
+		return err
+	}
+	return c.check(target)
+}
+
+// Delete deletes only the objects admit allows (an uninstall's come from
+// the stored revision): one outside the scope is left alone, never
+// deleted. Not an error: Helm deletes a hook before creating it
+// (before-hook-creation), and the create is then refused with the
+// scope's own error.
+func (c admittingClient) Delete(rl kube.ResourceList) (*kube.Result, []error) {
+	rl = c.admitted(rl)
+	if len(rl) == 0 {
+		return &kube.Result{}, nil
+	}
+	return c.Interface.Delete(rl)
+}
+
+func (c admittingClient) DeleteWithPropagationPolicy(rl kube.ResourceList, policy metav1.DeletionPropagation) (*kube.Result, []error) {
+	rl = c.admitted(rl)
+	if len(rl) == 0 {
+		return &kube.Result{}, nil
+	}
+	if dp, ok := c.Interface.(kube.InterfaceDeletionPropagation); ok {
+		return dp.DeleteWithPropagationPolicy(rl, policy)
+	}
+	return c.Interface.Delete(rl)
+}
+
+// admitted is rl less the objects admit refuses.
+func (c admittingClient) admitted(rl kube.ResourceList) kube.ResourceList {
+	return rl.Filter(func(info *resource.Info) bool { return c.admit(placementOf(info)) == nil })
+}
+
 func (c admittingClient) UpdateThreeWayMerge(original, target kube.ResourceList, force bool) (*kube.Result, error) {
-	if err := c.check(target); err != nil {
+	if err := c.checkBoth(original, target); err != nil {
 		return nil, err
 	}
 	if tw, ok := c.Interface.(kube.InterfaceThreeWayMerge); ok {

@@ -41,6 +41,9 @@ type Client struct {
 	// secrets serves the release storage's reads from the metadata cache
 	// and its own writes (see ReadReleasesFrom).
 	secrets *secretCache
+	// key signs the revisions written and checks those read (SignWith;
+	// nil: none are).
+	key SigningKey
 
 	capsMu  sync.Mutex
 	caps    *chartutil.Capabilities
@@ -64,7 +67,7 @@ func New(cfg *rest.Config, log func(format string, v ...any)) (*Client, error) {
 	}
 	c := &Client{getter: g, clientset: cs, log: log, secrets: newSecretCache(nil, ManagedSecrets)}
 	c.storageFor = func(ns string, kind Storage) *storage.Storage {
-		return newStorage(c.secrets.view(cs.CoreV1().Secrets(ns), ns), kind, log)
+		return c.signed(newStorage(c.secrets.view(cs.CoreV1().Secrets(ns), ns), kind, log))
 	}
 	shared := newValidators()
 	shared.serverValidates = func() bool {
@@ -302,13 +305,17 @@ func (c *Client) Rollback(ctx context.Context, name, ns string, toRevision, maxH
 // g.Deleted is told of each object deleted; g.Redact is applied to
 // Helm's log lines.
 func (c *Client) Uninstall(ctx context.Context, name, ns string, description string, g Guard) error {
-	cfg, err := c.config(ctx, ns, 0, Guard{As: g.As, Deleted: g.Deleted, Redact: g.Redact})
+	cfg, err := c.config(ctx, ns, 0, Guard{As: g.As, Deleted: g.Deleted, Redact: g.Redact, Admit: g.Admit})
 	if err != nil {
 		return err
 	}
 	timeout := g.Timeout
 	un := action.NewUninstall(cfg)
-	un.IgnoreNotFound, un.Description, un.Timeout, un.DisableHooks = true, description, timeout, g.DisableHooks
+	// Not IgnoreNotFound: Helm's would take any error reading the history
+	// (a forged revision, *ForgedError; the API server's) for a release
+	// gone, and report an uninstall that deleted nothing a success. A
+	// release not found is told apart below.
+	un.Description, un.Timeout, un.DisableHooks = description, timeout, g.DisableHooks
 	_, err = un.Run(name)
 	err = joinFlush(cfg, err)
 	if errors.Is(err, driver.ErrReleaseNotFound) {

@@ -76,6 +76,9 @@ func flushHeld(cfg *action.Configuration) error {
 	if s, ok := d.(stampingDriver); ok {
 		d = s.Driver
 	}
+	if s, ok := d.(signingDriver); ok {
+		d = s.Driver
+	}
 	if d, ok := d.(*oneWriteDriver); ok {
 		return d.flush()
 	}

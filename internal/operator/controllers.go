@@ -48,6 +48,17 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 	if err != nil {
 		return err
 	}
+	var signed []release.Option
+	if o.signingKey.Name != "" {
+		key, err := loadSigningKey(cs, o.signingKey)
+		if err != nil {
+			return err
+		}
+		if err := hc.SignWith(key); err != nil {
+			return err
+		}
+		signed = append(signed, release.WithSignedReleases())
+	}
 	sources, err := controller.NewValuesSources(op.mgr, cs, op.log.WithName("valuesfrom"))
 	if err != nil {
 		return fmt.Errorf("creating the valuesFrom watches: %w", err)
@@ -58,7 +69,7 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 	if err := op.mgr.Add(events); err != nil {
 		return err
 	}
-	engine, err := release.NewEngine(hc, deps, live,
+	engine, err := release.NewEngine(hc, deps, live, append([]release.Option{
 		release.WithLogger(op.log.WithName("release")),
 		release.WithRecorder(events),
 		release.WithWatchKind(deps.WatchKind),
@@ -70,6 +81,7 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 		release.WithImpersonation(func(user string) (client.Client, error) {
 			return client.New(helm.Impersonating(cfg, user), client.Options{Scheme: op.mgr.GetScheme(), Mapper: op.mgr.GetRESTMapper()})
 		}),
+	}, signed...)...,
 	)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package operator
 import (
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/types"
 	"net"
 	"time"
 
@@ -23,6 +24,8 @@ type options struct {
 	namespaces  []string
 	logger      logr.Logger
 	hooks       *hooks.Registry
+	// signingKey: the Secret of the release signing key (zero: none).
+	signingKey types.NamespacedName
 }
 
 func defaultOptions() options {

@@ -25,6 +25,13 @@ type correctDrift struct{ unhooked }
 func (correctDrift) kind() ActionKind { return ActionCorrectDrift }
 
 func (correctDrift) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
+	objs := make([]object, len(s.o.Drift))
+	for i, d := range s.o.Drift {
+		objs[i] = d.Object
+	}
+	if err := s.admitStored(objs); err != nil { // a stored revision names them
+		return nil, err
+	}
 	return nil, s.e.correct(ctx, releaseKey(s.d.ref), s.o.Drift)
 }
 

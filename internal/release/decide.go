@@ -47,6 +47,9 @@ func decide(o Observation, p policyOf) Decision {
 	if o.Owner.refused() {
 		return Decision{State: StateStalled, Reason: api.ReasonReleaseOwnedByAnother, Message: o.Owner.message(), RequeueAfter: ownerRecheck}
 	}
+	if o.Forged != "" {
+		return Decision{State: StateStalled, Reason: api.ReasonReleaseForged, Message: o.Forged, RequeueAfter: ownerRecheck}
+	}
 	if o.Latest == nil {
 		if d, blocked := retryGate(o, p, StateAbsent); blocked {
 			return d
@@ -149,6 +152,10 @@ func decideDeleting(o Observation, p policyOf) Decision {
 	if o.Owner.refused() { // never uninstall what is not ours
 		return Decision{State: StateDeleting, Finished: true, Reason: api.ReasonReleaseOwnedByAnother,
 			Message: "release " + o.Owner.Release + " is not this resource's: left alone"}
+	}
+	if o.Forged != "" { // never act on what a forged revision names
+		return Decision{State: StateDeleting, Finished: true, Reason: api.ReasonReleaseForged,
+			Message: o.Forged + "; the resource is deleted without an uninstall: the stored revisions and the objects they name are left for an administrator"}
 	}
 	if o.Latest != nil {
 		return Decision{State: StateDeleting, Action: ActionUninstall, Reason: api.ReasonDeleting, Message: "uninstalling the release",

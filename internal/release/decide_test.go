@@ -367,6 +367,17 @@ func TestDecide(t *testing.T) {
 		{"deleting a resource refused a hand-made release leaves it", func(o *Observation) {
 			o.Deleting, o.Owner = true, ReleaseOwner{Release: "ns/db", Foreign: true}
 		}, nil, Decision{State: StateDeleting, Finished: true, Reason: api.ReasonReleaseOwnedByAnother}},
+		{"a forged revision stalls the release, and is looked at again", func(o *Observation) {
+			o.Latest, o.Forged = nil, "revision 2 of release ns/web was not written by chartkeeper"
+		}, nil, Decision{State: StateStalled, RequeueAfter: ownerRecheck, Reason: api.ReasonReleaseForged}},
+		{"forged: nothing is remediated, whatever the failure bookkeeping says", func(o *Observation) {
+			o.Latest, o.Forged = nil, "revision 2 of release ns/web was not written by chartkeeper"
+			o.Failures, o.FailedDigest, o.LastFailure = 1, want, t0.Add(-time.Second)
+		}, nil, Decision{State: StateStalled, RequeueAfter: ownerRecheck, Reason: api.ReasonReleaseForged}},
+		{"deleting a resource whose release is forged lets it go without an uninstall", func(o *Observation) {
+			o.Deleting, o.Forged = true, "revision 2 of release ns/web was not written by chartkeeper"
+			o.Latest = rev(2, helmrelease.StatusDeployed, want)
+		}, nil, Decision{State: StateDeleting, Finished: true, Reason: api.ReasonReleaseForged}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,6 +58,12 @@ type Engine struct {
 	descriptions *revisionMemo[describedAs]
 	// sources reads the objects of watches' valuesFrom (valuesfrom.go).
 	sources ValuesSources
+	// signed: the release storage signs revisions (forgery.go); forged
+	// remembers revisions found forged, unsigned what an unsigned latest
+	// revision was found to name.
+	signed   bool
+	forged   *revisionMemo[string]
+	unsigned *revisionMemo[unsignedVerdict]
 	// impersonate makes the clients of releases that run as a
 	// ServiceAccount (identity.go); nil: none.
 	impersonate *impersonation
@@ -116,6 +122,8 @@ func NewEngine(hc Helm, meta client.Reader, live client.Client, opts ...Option) 
 		ready:       newObjectMemo[readyAt](),
 		podChecks:   newObjectMemo[podCheck](),
 		proofs:      newMemo[int, provenance](),
+		forged:      newMemo[int, string](),
+		unsigned:    newMemo[int, unsignedVerdict](),
 
 		descriptions: newMemo[int, describedAs](),
 		sources:      liveSources{c: live},
@@ -158,6 +166,8 @@ func (e *Engine) Forget(ref watches.ReleaseRef) {
 	e.ready.forget(k)
 	e.podChecks.forget(k)
 	e.proofs.forget(k)
+	e.forged.forget(k)
+	e.unsigned.forget(k)
 	e.descriptions.forget(k)
 }
 

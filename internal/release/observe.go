@@ -151,6 +151,14 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if !e.expect.satisfied(key, latestVersion) {
 		return o, nil, ErrCacheStale
 	}
+	forged, unsigned, err := e.forgery(ctx, t, d.ref, revs)
+	if err != nil {
+		return o, nil, err
+	}
+	if forged != "" {
+		o.Forged = forged
+		return o, nil, nil
+	}
 	if len(revs) == 0 {
 		if o.Deleting && t.Watch.Policy.UninstallWait {
 			objs, _ := e.manifests.get(key, lastKnownRevision(st))
@@ -164,7 +172,7 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if l.Status.IsPending() {
 		o.PendingSince, o.ActionRunning = l.Modified, e.running.has(key)
 	}
-	o.PreviousDeployed = previousDeployed(revs)
+	o.PreviousDeployed = previousDeployed(e.trustedTargets(revs))
 	if rs := st.Release; rs != nil && rs.Revision == l.Version && rs.LastActionTime != nil {
 		o.ReleasedAt = rs.LastActionTime.Time
 		o.Latest.IsRollback = rs.LastAction == string(ActionRollback)
@@ -178,7 +186,15 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if o.Deleting || o.Latest.Status != helmrelease.StatusDeployed || o.Latest.Digest != d.digest {
 		return o, nil, nil
 	}
+	if unsigned != nil { // never trusted for what it names
+		o.Latest.Digest, o.OutOfBand = "", unsignedMessage(l.Version, unsigned)
+		return o, nil, nil
+	}
 	if p, err := e.provenanceOf(ctx, t, d, l.Version); err != nil {
+		if fe, ok := helm.IsForged(err); ok {
+			o.Latest, o.Forged = nil, e.foundForged(key, fe)
+			return o, nil, nil
+		}
 		return o, nil, err
 	} else if !p.verified { // the label was inherited: out of sync
 		o.Latest.Digest, o.OutOfBand = "", outOfBandMessage(l.Version, p)
@@ -186,6 +202,10 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	}
 	objs, err := e.objects(ctx, d.ref, l.Version)
 	if err != nil {
+		if fe, ok := helm.IsForged(err); ok {
+			o.Latest, o.Forged = nil, e.foundForged(key, fe)
+			return o, nil, nil
+		}
 		return o, nil, err
 	}
 	if err := e.observeObjects(ctx, key, objs, &t.Watch.Policy, &o); err != nil {

@@ -20,6 +20,9 @@ type prune struct{ unhooked }
 func (prune) kind() ActionKind { return ActionPrune }
 
 func (prune) run(ctx context.Context, s *step) (*helmrelease.Release, error) {
+	if err := s.admitStored(s.o.Leftovers); err != nil {
+		return nil, err
+	}
 	return nil, s.e.prune(ctx, s.o.Leftovers)
 }
 

@@ -179,6 +179,10 @@ type Observation struct {
 	// the label); it says what Helm recorded of it (provenance.go). Its
 	// Digest is then "".
 	OutOfBand string
+	// Forged, when set, says a stored revision was not written by
+	// chartkeeper (forgery.go): nothing is done to the release (Latest is
+	// then left nil).
+	Forged string
 	// Owner, when set, says the release belongs to someone else: nothing
 	// is done to it (Latest is then left nil).
 	Owner ReleaseOwner

@@ -111,6 +111,9 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	if s.dec.Reason == api.ReasonChangedOutside && s.dec.Action != ActionNone {
 		s.eventf(true, api.ReasonChangedOutside, "%s", s.dec.Message)
 	}
+	if s.dec.Reason == api.ReasonReleaseForged && (s.dec.Finished || !s.stalledSo(api.ReasonReleaseForged, s.dec.Message)) {
+		s.eventf(true, api.ReasonReleaseForged, "%s", s.dec.Message)
+	}
 	if s.dec.State == StateWaiting {
 		res.Requeue = s.waitForValues()
 	}
@@ -123,6 +126,9 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 		res.ActionErr, err = s.act(ctx, a)
 		if err != nil {
 			return res, err
+		}
+		if fe, ok := helm.IsForged(res.ActionErr); ok { // Helm read a forged revision: the next step leaves the release alone
+			e.foundForged(releaseKey(s.d.ref), fe)
 		}
 		res.Requeue = afterActionRequeue
 		if ender, ok := a.(deletionEnder); ok && res.ActionErr == nil && ender.endsDeletion(s) {

@@ -42,7 +42,7 @@ func (uninstall) run(ctx context.Context, s *step) (*helmrelease.Release, error)
 	var gone goneObjects
 	err := s.e.helm.Uninstall(ctx, s.d.ref.Name, s.d.ref.Namespace, desc,
 		helm.Guard{Timeout: s.t.Watch.Policy.Timeout, DisableHooks: s.steer.uninstallDisableHooks, As: s.user(), Deleted: gone.told,
-			Redact: s.d.redact.Redact})
+			Redact: s.d.redact.Redact, Admit: admitScope(s.t.Watch.Scope, s.d.ref.Namespace)})
 	if err == nil && s.o.Deleting && objs != nil {
 		// No release is left (status.release goes): the objects of the
 		// uninstalled revision are remembered as those of revision 0, for

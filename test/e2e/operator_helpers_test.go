@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,10 @@ func startOperatorEnv(t *testing.T, environ []string, kubeconfig, watchesFile st
 	return startBinaryEnv(t, operatorBinary(t), environ, kubeconfig, watchesFile, extra...)
 }
 
+// e2eSigningKey is the Secret of the release signing key every operator
+// the tests start shares (created by the first).
+const e2eSigningKey = "default/chartkeeper-e2e-release-signing-key"
+
 // startBinaryEnv is startOperatorEnv with another build of the operator
 // (one with test hooks, say: see buildBinary).
 func startBinaryEnv(t *testing.T, bin string, environ []string, kubeconfig, watchesFile string, extra ...string) *process {
@@ -95,6 +100,12 @@ func startBinaryEnv(t *testing.T, bin string, environ []string, kubeconfig, watc
 	probe := freeAddr(t)
 	args := append([]string{"run", "--kubeconfig", kubeconfig, "--watches-file", watchesFile,
 		"--health-probe-bind-address", probe}, extra...)
+	if !slices.ContainsFunc(extra, func(a string) bool { return strings.HasPrefix(a, "--release-signing-key") }) {
+		// Each operator runs as a ServiceAccount of its own namespace; they
+		// share one signing key, as the replicas of a deployment do, so
+		// that a restarted operator trusts the revisions the last one wrote.
+		args = append(args, "--release-signing-key", e2eSigningKey)
+	}
 	cmd := exec.Command(bin, args...)
 	if environ != nil {
 		cmd.Env = append(os.Environ(), environ...)
