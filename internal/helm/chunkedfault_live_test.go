@@ -122,13 +122,6 @@ func chunkyChart() *chart.Chart {
 func TestChunkedStorageSurvivesAFailedWrite(t *testing.T) {
 	env := testenv.Cluster(t)
 	ns := env.Namespace(t)
-	cfg := rest.CopyConfig(env.Config)
-	faults := &faultySecretWrites{}
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { faults.next = rt; return faults })
-	c, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := WithStorage(context.Background(), StorageChunked)
 	ch := chunkyChart()
 	req := func(name, v string) Request {
@@ -138,12 +131,24 @@ func TestChunkedStorageSurvivesAFailedWrite(t *testing.T) {
 		name string
 		run  func(rel string) error
 	}
-	steps := []step{
-		{"install", func(rel string) error { _, err := c.Install(ctx, req(rel, "1")); return err }},
-		{"upgrade", func(rel string) error { _, err := c.Upgrade(ctx, req(rel, "2")); return err }},
-		{"rollback", func(rel string) error { return c.Rollback(ctx, rel, ns, 1, 3, Guard{}) }},
-		{"uninstall", func(rel string) error { return c.Uninstall(ctx, rel, ns, "", Guard{}) }},
+	// Each case has a client of its own, its writes counted by its own
+	// transport: the cases run in parallel.
+	newClient := func(t *testing.T) (*Client, *faultySecretWrites, []step) {
+		cfg := rest.CopyConfig(env.Config)
+		faults := &faultySecretWrites{}
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { faults.next = rt; return faults })
+		c, err := New(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, faults, []step{
+			{"install", func(rel string) error { _, err := c.Install(ctx, req(rel, "1")); return err }},
+			{"upgrade", func(rel string) error { _, err := c.Upgrade(ctx, req(rel, "2")); return err }},
+			{"rollback", func(rel string) error { return c.Rollback(ctx, rel, ns, 1, 3, Guard{}) }},
+			{"uninstall", func(rel string) error { return c.Uninstall(ctx, rel, ns, "", Guard{}) }},
+		}
 	}
+	_, faults, steps := newClient(t)
 
 	// The writes of the whole sequence, none failed.
 	faults.arm(0, false)
@@ -162,6 +167,8 @@ func TestChunkedStorageSurvivesAFailedWrite(t *testing.T) {
 		for at := 1; at <= total; at++ {
 			rel := fmt.Sprintf("w%d-%t", at, after)
 			t.Run(rel, func(t *testing.T) {
+				t.Parallel()
+				c, faults, steps := newClient(t)
 				faults.arm(at, after)
 				var failedIn string
 				for _, s := range steps {
