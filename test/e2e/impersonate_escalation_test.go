@@ -13,12 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
-	"github.com/chartkeeper/chartkeeper/internal/cli"
-	"github.com/chartkeeper/chartkeeper/internal/manifests"
-	"github.com/chartkeeper/chartkeeper/internal/watches"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
@@ -123,19 +119,7 @@ func TestEscalationRefusalHealsWithTheGrant(t *testing.T) {
 // make manifests writes for the kind, and nothing more.
 func tenantAccount(t *testing.T, env *testenv.Env, watchesFile, ns string) {
 	t.Helper()
-	ws, err := watches.Load(watchesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, _, err := cli.GenerateManifests(watchesFile, t.TempDir(), manifests.CRDOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	releaseRole := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(files[filepath.Join("rbac", "release", manifests.ReleaseRoleFile(ws[0]))], releaseRole); err != nil {
-		t.Fatal(err)
-	}
-	releaseRole.Name += "-" + ns
+	releaseRole := generatedReleaseRole(t, watchesFile, ns)
 	createAll(t, env, releaseRole,
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: releaseAccount}},
 		&rbacv1.RoleBinding{

@@ -14,12 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
-	"github.com/chartkeeper/chartkeeper/internal/cli"
-	"github.com/chartkeeper/chartkeeper/internal/manifests"
-	"github.com/chartkeeper/chartkeeper/internal/watches"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
@@ -40,20 +36,8 @@ func TestImpersonationOverridePicksAnAccountOfTheNamespace(t *testing.T) {
 	ctx := context.Background()
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-impersonate-override.yaml")
 	installCRDs(t, env, watchesFile)
-	ws, err := watches.Load(watchesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, _, err := cli.GenerateManifests(watchesFile, t.TempDir(), manifests.CRDOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	releaseRole := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(files[filepath.Join("rbac", "release", manifests.ReleaseRoleFile(ws[0]))], releaseRole); err != nil {
-		t.Fatal(err)
-	}
 	ns, other := env.Namespace(t), env.Namespace(t)
-	releaseRole.Name += "-" + ns
+	releaseRole := generatedReleaseRole(t, watchesFile, ns)
 	createAll(t, env, releaseRole)
 	const picked = "shop-deployer"
 	createAll(t, env, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: releaseAccount}})

@@ -17,12 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
-	"github.com/chartkeeper/chartkeeper/internal/cli"
-	"github.com/chartkeeper/chartkeeper/internal/manifests"
-	"github.com/chartkeeper/chartkeeper/internal/watches"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
@@ -64,28 +60,11 @@ func TestImpersonatedReleases(t *testing.T) {
 
 	// What make manifests writes: the operator's ClusterRole and the
 	// release ClusterRole of the kind.
-	ws, err := watches.Load(watchesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, _, err := cli.GenerateManifests(watchesFile, t.TempDir(), manifests.CRDOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	wantOperatorRoleOnlyReads(t, generatedRole(t, watchesFile))
-	releaseRole := &rbacv1.ClusterRole{}
-	releaseFile := filepath.Join("rbac", "release", manifests.ReleaseRoleFile(ws[0]))
-	if err := yaml.UnmarshalStrict(files[releaseFile], releaseRole); err != nil {
-		t.Fatalf("%s: %v", releaseFile, err)
-	}
-	if releaseRole.Name != manifests.ReleaseRoleName(ws[0]) {
-		t.Fatalf("%s names %q, want %q", releaseFile, releaseRole.Name, manifests.ReleaseRoleName(ws[0]))
-	}
-
 	nsA, nsB, nsC := env.Namespace(t), env.Namespace(t), env.Namespace(t)
 	// The release role is cluster-scoped: a name of this test's own, so
 	// that nothing else's copy is changed.
-	releaseRole.Name += "-" + nsA
+	releaseRole := generatedReleaseRole(t, watchesFile, nsA)
 	createAll(t, env, releaseRole)
 
 	// Teams A and B: the account, bound in its namespace to the release

@@ -13,12 +13,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
-	"github.com/chartkeeper/chartkeeper/internal/cli"
-	"github.com/chartkeeper/chartkeeper/internal/manifests"
-	"github.com/chartkeeper/chartkeeper/internal/watches"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
@@ -36,20 +32,8 @@ func TestLookupReadsAsTheImpersonatedAccount(t *testing.T) {
 	ctx := context.Background()
 	watchesFile := filepath.Join(testenv.RepoRoot(), "test", "e2e", "testdata", "watches-lookup-impersonate.yaml")
 	installCRDs(t, env, watchesFile)
-	ws, err := watches.Load(watchesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, _, err := cli.GenerateManifests(watchesFile, t.TempDir(), manifests.CRDOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	releaseRole := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(files[filepath.Join("rbac", "release", manifests.ReleaseRoleFile(ws[0]))], releaseRole); err != nil {
-		t.Fatal(err)
-	}
 	ns := env.Namespace(t)
-	releaseRole.Name += "-" + ns
+	releaseRole := generatedReleaseRole(t, watchesFile, ns)
 	account := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: releaseAccount}}
 	createAll(t, env, releaseRole,
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: releaseAccount}},

@@ -22,6 +22,7 @@ import (
 
 	"github.com/chartkeeper/chartkeeper/internal/cli"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
 	"github.com/chartkeeper/chartkeeper/test/testenv"
 )
 
@@ -162,5 +163,30 @@ func configClusterRole(t *testing.T, file string) *rbacv1.ClusterRole {
 	if err := yaml.UnmarshalStrict(b, role); err != nil {
 		t.Fatalf("config/rbac/%s: %v", file, err)
 	}
+	return role
+}
+
+// generatedReleaseRole is the release ClusterRole make manifests writes
+// for the first watch of watchesFile, renamed with suffix so that a test's
+// copy changes nothing another test binds.
+func generatedReleaseRole(t *testing.T, watchesFile, suffix string) *rbacv1.ClusterRole {
+	t.Helper()
+	ws, err := watches.Load(watchesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _, err := cli.GenerateManifests(watchesFile, t.TempDir(), manifests.CRDOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.ClusterRole{}
+	file := filepath.Join("rbac", "release", manifests.ReleaseRoleFile(ws[0]))
+	if err := yaml.UnmarshalStrict(files[file], role); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if role.Name != manifests.ReleaseRoleName(ws[0]) {
+		t.Fatalf("%s names %q, want %q", file, role.Name, manifests.ReleaseRoleName(ws[0]))
+	}
+	role.Name += "-" + suffix
 	return role
 }
