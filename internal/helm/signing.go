@@ -253,7 +253,7 @@ type signedChart struct {
 
 // signedContent encodes a revision's signed content, the same for the
 // revision as written and as decoded again (values compared as Helm
-// stores them, JSON: see canonicalValues).
+// stores them, JSON: see CanonicalValues).
 func signedContent(rls *release.Release) ([]byte, error) {
 	s := signedRevision{Name: rls.Name, Namespace: rls.Namespace, Version: rls.Version, Manifest: rls.Manifest}
 	for _, h := range rls.Hooks {
@@ -265,7 +265,7 @@ func signedContent(rls *release.Release) ([]byte, error) {
 			OutputLogPolicies: nilIfEmpty(h.OutputLogPolicies)})
 	}
 	var err error
-	if s.Config, err = canonicalValues(rls.Config); err != nil {
+	if s.Config, err = CanonicalValues(rls.Config); err != nil {
 		return nil, err
 	}
 	if ch := rls.Chart; ch != nil {
@@ -279,7 +279,7 @@ func signedContent(rls *release.Release) ([]byte, error) {
 			}
 		}
 		sort.Strings(s.Chart.Templates)
-		if s.Chart.Values, err = canonicalValues(ch.Values); err != nil {
+		if s.Chart.Values, err = CanonicalValues(ch.Values); err != nil {
 			return nil, err
 		}
 	}
@@ -305,10 +305,11 @@ func nilIfEmpty[S ~[]E, E any](s S) S {
 // labelDomain prefixes chartkeeper's labels (LabelMadeBy, the digest, ...).
 const labelDomain = "chartkeeper.dev/"
 
-// canonicalValues encodes values as they read back from storage: JSON
+// CanonicalValues encodes values as they read back from storage (what
+// the signature covers, and what provenance compares): JSON
 // decoded into generic maps (numbers become float64), encoded again with
 // sorted keys; an empty map as {}.
-func canonicalValues(v map[string]any) (json.RawMessage, error) {
+func CanonicalValues(v map[string]any) (json.RawMessage, error) {
 	if len(v) == 0 {
 		return json.RawMessage("{}"), nil
 	}

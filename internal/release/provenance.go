@@ -3,7 +3,6 @@ package release
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	helmrelease "helm.sh/helm/v3/pkg/release"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/helm"
 )
 
 // The digest label alone proves nothing: Helm copies the last revision's
@@ -61,25 +61,11 @@ func prove(rel *helmrelease.Release, ch *chart.Chart, vals chartutil.Values) pro
 // sameValues compares values as Helm stores them: JSON, decoded into
 // generic maps (numbers become float64; an empty map is not stored).
 func sameValues(stored, desired map[string]any) bool {
-	a, errA := canonicalJSON(stored)
-	b, errB := canonicalJSON(desired)
+	a, errA := helm.CanonicalValues(stored)
+	b, errB := helm.CanonicalValues(desired)
 	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
-func canonicalJSON(v map[string]any) ([]byte, error) {
-	if len(v) == 0 {
-		return []byte("{}"), nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var generic any
-	if err := json.Unmarshal(b, &generic); err != nil {
-		return nil, err
-	}
-	return json.Marshal(generic) // map keys sorted
-}
 
 // sameTemplates compares the chart's own templates (Helm does not store
 // subcharts with a revision).
