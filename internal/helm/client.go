@@ -373,36 +373,3 @@ func sortByVersion(rs []*release.Release) {
 
 // IsNotFound reports whether err means the release does not exist.
 func IsNotFound(err error) bool { return errors.Is(err, driver.ErrReleaseNotFound) }
-
-func (c *Client) capabilities() (*chartutil.Capabilities, error) {
-	c.capsMu.Lock()
-	defer c.capsMu.Unlock()
-	if c.caps != nil && time.Since(c.capsAt) < CapabilitiesTTL {
-		return c.caps, nil
-	}
-	caps, err := c.capsFor()
-	if err != nil {
-		return nil, fmt.Errorf("reading cluster capabilities: %w", err)
-	}
-	c.caps, c.capsAt = caps, time.Now()
-	return caps, nil
-}
-
-// discoverCapabilities reads the server version and API list, as Helm does.
-func (c *Client) discoverCapabilities() (*chartutil.Capabilities, error) {
-	dc := c.getter.discovery
-	dc.Invalidate()
-	sv, err := dc.ServerVersion()
-	if err != nil {
-		return nil, err
-	}
-	kv, err := chartutil.ParseKubeVersion(sv.GitVersion)
-	if err != nil {
-		return nil, err
-	}
-	apis, err := action.GetVersionSet(dc)
-	if err != nil {
-		return nil, err
-	}
-	return &chartutil.Capabilities{KubeVersion: *kv, APIVersions: apis, HelmVersion: chartutil.DefaultCapabilities.HelmVersion}, nil
-}

@@ -146,7 +146,7 @@ func TestPodReasonOfAWorkloadNotReady(t *testing.T) {
 		}
 		waits = append(waits, r.recheck.Sub(w.clock.Now()))
 	}
-	wantWaits := []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, time.Minute, time.Minute, time.Minute}
+	wantWaits := []time.Duration{2 * podRecheck, 4 * podRecheck, min(8*podRecheck, podRecheckMax), podRecheckMax, podRecheckMax, podRecheckMax}
 	if !equalDurations(waits, wantWaits) {
 		t.Errorf("waits %v, want %v", waits, wantWaits)
 	}

@@ -24,7 +24,7 @@ const schedGroup = "sched.corpus.chartkeeper.dev"
 // readinessPoll is how often the operator reads the Pods of a workload
 // that is not ready (internal/release podRecheck): the longest a reason
 // the Pods give takes to reach Ready's message.
-const readinessPoll = 5 * time.Second
+const readinessPoll = 10 * time.Second
 
 // nodeSelectorRefused is how the scheduler says no node has the labels a
 // Pod's node selector asks for.
