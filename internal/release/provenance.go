@@ -66,7 +66,6 @@ func sameValues(stored, desired map[string]any) bool {
 	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
-
 // sameTemplates compares the chart's own templates (Helm does not store
 // subcharts with a revision).
 func sameTemplates(stored, desired []*chart.File) bool {
