@@ -81,7 +81,11 @@ func (e *Engine) forgery(ctx context.Context, t Target, ref watches.ReleaseRef, 
 			v.forged = fmt.Sprintf("revision %d of release %s carries no chartkeeper signature and names %s: it was not written by chartkeeper; it is left alone",
 				l.Version, key, (&ScopeError{Object: p, ReleaseNamespace: ref.Namespace}).Error())
 		}
-		e.unsigned.setOnly(key, l.Version, v)
+		// A revision still in progress (a person's helm mid-upgrade) is
+		// looked at again once Helm has written how it ended.
+		if rel.Info == nil || !rel.Info.Status.IsPending() {
+			e.unsigned.setOnly(key, l.Version, v)
+		}
 	}
 	if v.forged != "" {
 		return v.forged, nil, nil
