@@ -44,6 +44,20 @@ func TestTakeOver(t *testing.T) {
 			events: []string{"Warning TakeOverFailed"}, conds: map[string]string{"Released": "False TakeOverFailed"}, lastAction: "-"},
 		{name: "a release whose Secret names no owner is refused", setup: inherit(spec, ""), want: "Stalled",
 			events: []string{}, conds: map[string]string{"Ready": "False ReleaseOwnedByAnother"}, lastAction: "-"},
+		{name: "an unlabelled revision on top of chartkeeper's is refused, whoever owns its Secret", setup: func(m *machine) {
+			inherit(spec, "uid-app")(m)
+			m.setSpec("v2")
+			m.run(5) // revision 2, chartkeeper's
+			rel, err := m.store.Last("app")
+			if err != nil {
+				m.t.Fatal(err)
+			}
+			rel.Labels, rel.Version = map[string]string{}, 3
+			if err := m.store.Create(rel); err != nil {
+				m.t.Fatal(err)
+			}
+			m.sc.owners = map[int][]types.UID{3: {"uid-app"}}
+		}, want: "Stalled", events: []string{}, conds: map[string]string{"Ready": "False ReleaseOwnedByAnother"}, lastAction: "Upgrade"},
 		{name: "a release owned by another resource is refused", setup: inherit(spec, "uid-someone-else"), want: "Stalled",
 			events: []string{}, conds: map[string]string{"Ready": "False ReleaseOwnedByAnother"}, lastAction: "-"},
 	})
