@@ -105,6 +105,10 @@ func TestPredecessorStatusKeptWhenAsked(t *testing.T) {
 
 	// A good spec: an ordinary upgrade, Deployed True again.
 	patchCR(t, env, statusAppGVK, ns, "kept", map[string]any{"port": 8080})
+	// What a script written for the predecessors waits on.
+	if out := kubectl(t, env, "-n", ns, "wait", "--for=condition=Deployed", "--timeout=2m", "statusapps/kept"); !strings.Contains(out, "condition met") {
+		t.Errorf("kubectl wait --for=condition=Deployed: %s", out)
+	}
 	waitReadyAnd(t, env, statusAppGVK, ns, "kept", func(rev int) error {
 		return wantCompatManifest(env, statusAppGVK, ns, "kept", rev, metav1.ConditionTrue, "UpgradeSuccessful", "", "port: 8080")
 	})
