@@ -159,6 +159,8 @@ func Reasons() []Reason {
 		ReasonTestSucceeded, ReasonTestFailed,
 		ReasonServiceAccountRefused,
 		ReasonReleaseForged,
+		ReasonInstallSuccessful, ReasonUpgradeSuccessful, ReasonUninstallSuccessful,
+		ReasonInstallError, ReasonUpgradeError, ReasonUninstallError, ReasonReconcileError,
 	}
 }
 

@@ -139,6 +139,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	w.Scope.validate(add)
 	validateStorage(w.Storage, add)
 	validateLookup(w.Lookup, add)
+	validateStatusCompat(w.StatusCompat, add)
 	validateCRDs(w.CRDs, add)
 	validateShortNames(w.ShortNames, add)
 	w.validateValuesFrom(add)

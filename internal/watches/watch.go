@@ -98,6 +98,9 @@ type Watch struct {
 	// namespace (LookupReleaseNamespace, the default) or the whole
 	// cluster (LookupCluster; see LookupScope).
 	Lookup Lookup `json:"lookup,omitempty"`
+	// StatusCompat keeps a predecessor's status shape beside chartkeeper's
+	// (statuscompat.go). Default: none, the predecessors' is removed.
+	StatusCompat StatusCompat `json:"statusCompat,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`
