@@ -33,6 +33,17 @@ func FromSpec(obj *unstructured.Unstructured) (chartutil.Values, error) {
 // Overrides use Helm's --set syntax ("image.tag"); their keys are applied in
 // sorted order so the result never depends on map iteration.
 func Compute(spec chartutil.Values, overrides map[string]string) (chartutil.Values, error) {
+	return ComputeAs(spec, overrides, false)
+}
+
+// ComputeAs is Compute with asStrings: each override is set as a string,
+// as Helm's --set-string sets it and operator-sdk's Helm operator sets its
+// overrideValues ("2" stays "2", not 2). Otherwise it is typed, as --set.
+func ComputeAs(spec chartutil.Values, overrides map[string]string, asStrings bool) (chartutil.Values, error) {
+	parse := strvals.ParseInto
+	if asStrings {
+		parse = strvals.ParseIntoString
+	}
 	out := runtimeDeepCopy(spec)
 	keys := make([]string, 0, len(overrides))
 	for k := range overrides {
@@ -40,7 +51,7 @@ func Compute(spec chartutil.Values, overrides map[string]string) (chartutil.Valu
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if err := strvals.ParseInto(fmt.Sprintf("%s=%s", k, overrides[k]), out); err != nil {
+		if err := parse(fmt.Sprintf("%s=%s", k, overrides[k]), out); err != nil {
 			return nil, fmt.Errorf("overrideValues %q: %w", k, err)
 		}
 	}

@@ -102,13 +102,11 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	if w.ChartPath == "" {
 		add("chart", "must be set to a chart directory or archive")
 	} else {
-		p := w.ChartPath
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(baseDir, p)
-		}
-		ch, err := loader.Load(p)
+		p, err := resolveChartPath(baseDir, w.ChartPath)
 		if err != nil {
-			add("chart", "cannot load chart %q: %v", w.ChartPath, err)
+			add("chart", "%v", err)
+		} else if ch, err := loader.Load(p); err != nil {
+			add("chart", "cannot load chart %q: %v%s", w.ChartPath, err, notFoundHint(w.ChartPath, err))
 		} else {
 			w.Chart, w.ResolvedChartPath = ch, p
 		}
@@ -144,6 +142,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	validateShortNames(w.ShortNames, add)
 	w.validateValuesFrom(add)
 	w.Impersonate.validate(add)
+	validateDryRunOption(w.DryRunOption, add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {
 		add("overrideValues", "%v", err)

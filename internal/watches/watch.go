@@ -101,6 +101,9 @@ type Watch struct {
 	// StatusCompat keeps a predecessor's status shape beside chartkeeper's
 	// (statuscompat.go). Default: none, the predecessors' is removed.
 	StatusCompat StatusCompat `json:"statusCompat,omitempty"`
+	// PredecessorFields are operator-sdk's fields chartkeeper reads
+	// (dryRunOption) and its string override values (predecessor.go).
+	PredecessorFields
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`
