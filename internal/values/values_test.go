@@ -40,6 +40,29 @@ func TestComputeSetsOverridesOnSpec(t *testing.T) {
 	}
 }
 
+// Overrides are typed as helm-operator-plugins (and Helm's --set) type
+// them, or kept strings as operator-sdk's Helm operator (and --set-string)
+// keeps them.
+func TestComputeAsTypesOrStrings(t *testing.T) {
+	overrides := map[string]string{"replicas": "2", "enabled": "false", "tag": "1.0", "empty": "", "nothing": "null"}
+	tests := []struct {
+		asStrings bool
+		want      chartutil.Values
+	}{
+		{false, chartutil.Values{"replicas": int64(2), "enabled": false, "tag": "1.0", "empty": "", "nothing": nil}},
+		{true, chartutil.Values{"replicas": "2", "enabled": "false", "tag": "1.0", "empty": "", "nothing": "null"}},
+	}
+	for _, tc := range tests {
+		got, err := ComputeAs(chartutil.Values{"replicas": int64(5)}, overrides, tc.asStrings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("asStrings %v: got %#v, want %#v", tc.asStrings, got, tc.want)
+		}
+	}
+}
+
 func TestFromSpec(t *testing.T) {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	if v, err := FromSpec(u); err != nil || len(v) != 0 {
