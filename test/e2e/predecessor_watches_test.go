@@ -75,7 +75,13 @@ func TestPredecessorWatchesFileRuns(t *testing.T) {
 	installCRDs(t, env, plain)
 	ns := env.Namespace(t)
 	environ := []string{"WATCH_NAMESPACE=" + ns, "SDKAPP_REGISTRY=mirror.example:5000", "SDKAPP_TAG=1.25"}
-	startOperatorIn(t, work, environ, operatorKubeconfig(t, env, plain), watchesFile)
+	op := startOperatorIn(t, work, environ, operatorKubeconfig(t, env, plain), watchesFile)
+	// The operator says how it runs the kind: the fields as written.
+	for _, want := range []string{`"maxConcurrentReconciles":2`, `"reconcilePeriod":"1m30s"`, `"watchDependentResources":true`} {
+		if !strings.Contains(op.out.String(), want) {
+			t.Errorf("the operator's start does not say %s:\n%s", want, op.out.String())
+		}
+	}
 	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{sdkAppGVK}) })
 
 	ctx := context.Background()
