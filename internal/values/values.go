@@ -36,24 +36,30 @@ func Compute(spec chartutil.Values, overrides map[string]string) (chartutil.Valu
 	return ComputeAs(spec, overrides, false)
 }
 
-// ComputeAs is Compute with asStrings: each override is set as a string,
-// as Helm's --set-string sets it and operator-sdk's Helm operator sets its
-// overrideValues ("2" stays "2", not 2). Otherwise it is typed, as --set.
+// ComputeAs is Compute with asStrings: the overrides are read as
+// operator-sdk's Helm operator reads its overrideValues: each value a
+// string (Helm's --set-string: "2" stays "2", not 2), parsed on their own
+// and merged over the spec (maps merged key by key, anything else
+// replaced: "list[0]" replaces the spec's list). Otherwise they are set
+// into the spec with --set, typed, as helm-operator-plugins sets them.
 func ComputeAs(spec chartutil.Values, overrides map[string]string, asStrings bool) (chartutil.Values, error) {
-	parse := strvals.ParseInto
-	if asStrings {
-		parse = strvals.ParseIntoString
-	}
 	out := runtimeDeepCopy(spec)
+	into, parse := out, strvals.ParseInto
+	if asStrings {
+		into, parse = map[string]any{}, strvals.ParseIntoString
+	}
 	keys := make([]string, 0, len(overrides))
 	for k := range overrides {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if err := parse(fmt.Sprintf("%s=%s", k, overrides[k]), out); err != nil {
+		if err := parse(fmt.Sprintf("%s=%s", k, overrides[k]), into); err != nil {
 			return nil, fmt.Errorf("overrideValues %q: %w", k, err)
 		}
+	}
+	if asStrings {
+		return Merge(out, into), nil
 	}
 	return out, nil
 }

@@ -20,10 +20,11 @@ type PredecessorFields struct {
 	// upgrade (what "server" asks for) and has no client-side render, so
 	// other values are refused (see validateDryRunOption).
 	DryRunOption string `json:"dryRunOption,omitempty"`
-	// OverrideValuesAsStrings sets every overrideValues value as a string
-	// (Helm's --set-string), as operator-sdk's Helm operator does: "2" and
-	// "true" stay strings. Default false: typed as Helm's --set and
-	// helm-operator-plugins type them (2 an integer, true a boolean).
+	// OverrideValuesAsStrings sets overrideValues as operator-sdk's Helm
+	// operator does: each a string (Helm's --set-string: "2" and "true"
+	// stay strings), merged over the spec (values.ComputeAs). Default
+	// false: set into the spec typed, as Helm's --set and
+	// helm-operator-plugins set them (2 an integer, true a boolean).
 	OverrideValuesAsStrings bool `json:"overrideValuesAsStrings,omitempty"`
 }
 
