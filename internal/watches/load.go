@@ -130,6 +130,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 		t := true
 		w.WatchDependentResources = &t
 	}
+	validateDryRunOption(w.DryRunOption, add)
 	w.resolvePolicy(add)
 	w.validateNamespaceFromName(add)
 	w.Hooks.validate(add)
@@ -142,7 +143,6 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	validateShortNames(w.ShortNames, add)
 	w.validateValuesFrom(add)
 	w.Impersonate.validate(add)
-	validateDryRunOption(w.DryRunOption, add)
 	expanded, err := expandOverrideValues(w.OverrideValues)
 	if err != nil {
 		add("overrideValues", "%v", err)
