@@ -19,7 +19,8 @@ import (
 )
 
 // Load reads and validates the watches file at path. Relative chart paths
-// are resolved against the file's directory. The error, if any, joins one
+// are resolved against the file's directory, else the working directory
+// (resolveChartPath). The error, if any, joins one
 // *FieldError per problem (use errors.As to inspect them), one per line, or
 // says why the file could not be read or parsed at all. It does not repeat
 // the path: callers name the file.
