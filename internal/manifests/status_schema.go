@@ -27,8 +27,13 @@ func StatusSchema() apiextv1.JSONSchemaProps {
 				Type: "array", Description: "Ready, Released, Reconciling, Stalled, Remediated.",
 				XListType: ptrStr("map"), XListMapKeys: []string{"type"},
 				Items: &apiextv1.JSONSchemaPropsOrArray{Schema: &apiextv1.JSONSchemaProps{
-					Type:     "object",
-					Required: []string{"type", "status", "lastTransitionTime", "reason", "message"},
+					Type: "object",
+					// chartkeeper always writes all five fields; only type
+					// and status are required so that helm-operator-plugins,
+					// which leaves reason and message out of some conditions,
+					// can write this status after a switch back
+					// (docs/migrating.md, Back out).
+					Required: []string{"type", "status"},
 					Properties: map[string]apiextv1.JSONSchemaProps{
 						"type":               str("Condition type."),
 						"status":             {Type: "string", Enum: enum("True", "False", "Unknown")},
