@@ -104,7 +104,7 @@ run: bin/chartkeeper ## Run the operator: on KUBECONFIG if it answers, else on t
 	@CLUSTER_DIR=$(CLUSTER_DIR) NODES=$(NODES) METRICS_ADDR=$(METRICS_ADDR) PROBE_ADDR=$(PROBE_ADDR) hack/run.sh
 
 .PHONY: test
-test: tools bin/devcluster lint ## Run every test against a fresh local cluster, then stop it.
+test: tools bin/devcluster peers lint ## Run every test against a fresh local cluster, then stop it.
 	@TESTFLAGS="$(TESTFLAGS)" TEST_LDFLAGS="$(TEST_LDFLAGS)" FUZZ_SMOKE="$(FUZZ_SMOKE)" hack/test.sh
 
 .PHONY: fuzz
