@@ -134,6 +134,14 @@ const (
 	// names (no drift correction, prune, upgrade, rollback or uninstall);
 	// a deleted resource's finalizer is dropped with the objects left.
 	ReasonReleaseForged Reason = "ReleaseForged"
+	// ReasonTakenOver: a release a predecessor (helm-operator-plugins,
+	// operator-sdk's Helm operator) made for this resource was taken
+	// over in place: its latest revision relabelled and signed, no new
+	// revision, nothing applied (an Event and a status.history entry).
+	ReasonTakenOver Reason = "TakenOver"
+	// ReasonTakeOverFailed: rewriting the latest revision for a takeover
+	// failed; retried with backoff.
+	ReasonTakeOverFailed Reason = "TakeOverFailed"
 )
 
 // Reasons lists every declared reason.
@@ -159,6 +167,7 @@ func Reasons() []Reason {
 		ReasonTestSucceeded, ReasonTestFailed,
 		ReasonServiceAccountRefused,
 		ReasonReleaseForged,
+		ReasonTakenOver, ReasonTakeOverFailed,
 	}
 }
 

@@ -3,6 +3,22 @@ package api
 // Finalizer keeps a custom resource until its release is uninstalled.
 const Finalizer = "chartkeeper.dev/uninstall"
 
+// The finalizers the predecessors put on their custom resources, honoured
+// for a release chartkeeper has taken over (docs/release-engine.md,
+// Ownership): deleting the resource uninstalls the release once, then
+// removes them with Finalizer. No other finalizer is ever touched.
+const (
+	// FinalizerHelmOperatorPlugins is helm-operator-plugins' finalizer.
+	FinalizerHelmOperatorPlugins = "uninstall-helm-release"
+	// FinalizerOperatorSDK is operator-sdk's Helm operator's finalizer.
+	FinalizerOperatorSDK = "helm.sdk.operatorframework.io/uninstall-release"
+)
+
+// PredecessorFinalizers lists the predecessors' finalizers.
+func PredecessorFinalizers() []string {
+	return []string{FinalizerHelmOperatorPlugins, FinalizerOperatorSDK}
+}
+
 // Prefix begins the name of every label and annotation chartkeeper reads
 // or writes.
 const Prefix = "chartkeeper.dev/"

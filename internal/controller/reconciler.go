@@ -64,7 +64,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, nil
 	}
 	deleting := obj.GetDeletionTimestamp() != nil
-	if deleting && !controllerutil.ContainsFinalizer(obj, api.Finalizer) {
+	if deleting && !controllerutil.ContainsFinalizer(obj, api.Finalizer) && len(predecessorFinalizers(obj)) == 0 {
 		return ctrl.Result{}, nil
 	}
 	if !deleting && !controllerutil.ContainsFinalizer(obj, api.Finalizer) {
@@ -133,7 +133,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		r.index(ref, req.NamespacedName, res.Decision.Reason != api.ReasonReleaseOwnedByAnother)
 	}
 	// The release of a deleted resource is uninstalled: next it goes.
-	goes = deleting && len(obj.GetFinalizers()) == 1 && res.Ran == release.ActionUninstall && res.ActionErr == nil && err == nil
+	goes = deleting && onlyReleaseFinalizers(obj, true) && res.Ran == release.ActionUninstall && res.ActionErr == nil && err == nil
 	switch {
 	case errors.Is(err, release.ErrCacheStale):
 		return ctrl.Result{RequeueAfter: release.CacheStaleRequeue}, nil
@@ -143,8 +143,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if res.Finished {
 		r.releases.Delete(ref.Namespace + "/" + ref.Name)
 		r.statuses.forget(obj.GetUID())
-		goes = deleting && len(obj.GetFinalizers()) == 1
-		return ctrl.Result{}, r.patchFinalizer(ctx, obj, false)
+		// The predecessors' finalizers go too once the release is
+		// uninstalled (or was never there), never while it is another's
+		// or left alone as forged.
+		drop := []string{api.Finalizer}
+		uninstalled := res.Decision.Reason != api.ReasonReleaseOwnedByAnother && res.Decision.Reason != api.ReasonReleaseForged
+		if uninstalled {
+			drop = append(drop, predecessorFinalizers(obj)...)
+		}
+		goes = deleting && onlyReleaseFinalizers(obj, uninstalled)
+		return ctrl.Result{}, r.removeFinalizers(ctx, obj, drop...)
 	}
 	return ctrl.Result{RequeueAfter: res.Requeue}, nil
 }
@@ -177,6 +185,26 @@ func (r *Reconciler) patchFinalizer(ctx context.Context, obj *unstructured.Unstr
 	}
 	if err := r.client.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		if !add && apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("updating finalizers: %w", err)
+	}
+	return nil
+}
+
+// removeFinalizers removes the named finalizers obj carries with an
+// optimistic-lock patch (nothing is sent when it carries none of them).
+func (r *Reconciler) removeFinalizers(ctx context.Context, obj *unstructured.Unstructured, names ...string) error {
+	before := obj.DeepCopy()
+	changed := false
+	for _, n := range names {
+		changed = controllerutil.RemoveFinalizer(obj, n) || changed
+	}
+	if !changed {
+		return nil
+	}
+	if err := r.client.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		return fmt.Errorf("updating finalizers: %w", err)

@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -27,6 +29,18 @@ type Revision struct {
 	// label (set on every update), else its createdAt label, else the
 	// storage object's creation time (zero when none is known).
 	Modified time.Time
+	// OwnerUIDs are the UIDs the storage Secret's ownerReferences name (the
+	// release Secret, or the chunked driver's index Secret):
+	// helm-operator-plugins and operator-sdk's Helm operator put one to
+	// their custom resource on every revision they write. Known only where
+	// the metadata read keeps owner references (StoredRevisions does; the
+	// label-scoped dependents cache does not).
+	OwnerUIDs []types.UID
+}
+
+// OwnedBy reports whether the revision's storage Secret names uid as an owner.
+func (r Revision) OwnedBy(uid types.UID) bool {
+	return uid != "" && slices.Contains(r.OwnerUIDs, uid)
 }
 
 // Revisions lists a release's revisions, oldest first, from the metadata
@@ -90,9 +104,18 @@ func revisionsOf(metas []*metav1.ObjectMeta) []Revision {
 			continue // named for another revision: its labels were not written by Helm
 		}
 		out = append(out, Revision{Version: v, Status: release.Status(s.Labels["status"]), Labels: s.Labels,
-			Modified: modified(s.Labels, s.CreationTimestamp.Time)})
+			Modified: modified(s.Labels, s.CreationTimestamp.Time), OwnerUIDs: ownerUIDs(s.OwnerReferences)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out
+}
+
+// ownerUIDs are the UIDs of a Secret's owner references (nil for none).
+func ownerUIDs(refs []metav1.OwnerReference) []types.UID {
+	var out []types.UID
+	for _, r := range refs {
+		out = append(out, r.UID)
+	}
 	return out
 }
 

@@ -18,9 +18,9 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
-// action is one of the eight things a step can do. Each lives in its own
+// action is one of the ten things a step can do. Each lives in its own
 // file (install.go, upgrade.go, rollback.go, uninstall.go, unlock.go,
-// correctdrift.go, prune.go, plan.go, charttest.go) and tells its whole story there: what it runs,
+// correctdrift.go, prune.go, plan.go, charttest.go, takeover.go) and tells its whole story there: what it runs,
 // and how its success and its failure are recorded (the Event and its
 // reason, whether a failure counts toward remediation, status.release, the
 // Released and Remediated conditions). Decide chooses the action; act runs
@@ -75,6 +75,8 @@ func actionFor(d Decision) action {
 		return &plan{}
 	case ActionTest:
 		return &chartTest{}
+	case ActionTakeOver:
+		return takeOver{}
 	}
 	return nil
 }
@@ -301,15 +303,10 @@ func (s *step) request(ctx context.Context) (helm.Request, error) {
 	if err := values.Validate(w.Chart, s.d.values); err != nil {
 		return helm.Request{}, &ChartError{Err: fmt.Errorf("values rejected by chart %s: %w", w.Chart.Metadata.Name, err)}
 	}
-	owner := ownership.Owner{GVK: s.obj.GroupVersionKind(), Namespace: s.obj.GetNamespace(), Name: s.obj.GetName(), UID: s.obj.GetUID()}
+	owner := s.owner()
 	admit := admitScope(w.Scope, s.d.ref.Namespace)
-	labels := map[string]string{api.LabelManaged: "true", api.LabelDigest: s.d.digest}
-	if k, ok := owner.KindLabel(); ok {
-		labels[api.LabelOwnerKind] = k
-	}
-	if owner.UID != "" {
-		labels[api.LabelOwnerUID] = string(owner.UID)
-	}
+	labels := s.ownerLabels()
+	labels[api.LabelDigest] = s.d.digest
 	return helm.Request{
 		Name:       s.d.ref.Name,
 		Namespace:  s.d.ref.Namespace,
@@ -325,6 +322,25 @@ func (s *step) request(ctx context.Context) (helm.Request, error) {
 		Guard:       s.guard(ctx, admit), // hooks are not post-rendered: the kube client checks them
 		Description: fmt.Sprintf("chartkeeper: %s %s/%s generation %d", owner.GVK.Kind, owner.Namespace, owner.Name, s.obj.GetGeneration()),
 	}, nil
+}
+
+// owner is the step's custom resource as the owner of what it releases.
+func (s *step) owner() ownership.Owner {
+	return ownership.Owner{GVK: s.obj.GroupVersionKind(), Namespace: s.obj.GetNamespace(), Name: s.obj.GetName(), UID: s.obj.GetUID()}
+}
+
+// ownerLabels are the labels every revision chartkeeper stores carries
+// besides its digest: managed, and its owner's kind and UID.
+func (s *step) ownerLabels() map[string]string {
+	owner := s.owner()
+	labels := map[string]string{api.LabelManaged: "true"}
+	if k, ok := owner.KindLabel(); ok {
+		labels[api.LabelOwnerKind] = k
+	}
+	if owner.UID != "" {
+		labels[api.LabelOwnerUID] = string(owner.UID)
+	}
+	return labels
 }
 
 // guard is what Helm is given to keep an action in scope and its logs free

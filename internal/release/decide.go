@@ -60,6 +60,8 @@ func decide(o Observation, p policyOf) Decision {
 	switch {
 	case l.Status.IsPending():
 		return decidePending(o, p)
+	case o.Owner.Predecessor:
+		return Decision{State: StateInherited, Action: ActionTakeOver, Reason: api.ReasonProgressing, Message: inheritedMessage(l.Version)}
 	case l.Status == helmrelease.StatusUninstalling || l.Status == helmrelease.StatusUninstalled || l.Status == helmrelease.StatusUnknown:
 		// An interrupted uninstall, or history kept by hand: clear it, then install.
 		return Decision{State: StateFailed, Action: ActionUninstall, Reason: api.ReasonNotReleased,

@@ -40,6 +40,11 @@ type Helm interface {
 	// Unlock marks a pending latest revision failed and returns it
 	// (helm.ErrNotLocked when it is not pending).
 	Unlock(ctx context.Context, name, namespace string) (*helmrelease.Release, error)
+	// TakeOver rewrites rel, a stored revision as Get returned it, in place
+	// with labels added, signed as the operator's own (a predecessor's
+	// release taken over: takeover.go); it makes no revision and applies
+	// nothing.
+	TakeOver(ctx context.Context, rel *helmrelease.Release, labels map[string]string) error
 	// Get returns a revision (0: the latest).
 	Get(ctx context.Context, name, namespace string, version int) (*helmrelease.Release, error)
 	// Revisions lists the stored revisions, oldest first, from the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"helm.sh/helm/v3/pkg/chartutil"
 	helmrelease "helm.sh/helm/v3/pkg/release"
@@ -133,10 +134,12 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if err != nil {
 		return o, nil, err
 	}
-	if len(revs) == 0 && !o.Deleting {
+	if len(revs) == 0 && (!o.Deleting || predecessorFinalized(obj)) {
 		// Before an install: a release made outside chartkeeper is not in
 		// the label-scoped cache; the storage's own cache of every release
 		// Secret shows it (owner.go), as it does what the storage wrote.
+		// So does a predecessor's release never taken over, when its
+		// resource is deleted with the predecessor's finalizer.
 		if revs, err = e.helm.StoredRevisions(ctx, d.ref.Name, d.ref.Namespace); err != nil {
 			return o, nil, err
 		}
@@ -216,6 +219,17 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		return o, objs, err
 	}
 	return o, objs, nil
+}
+
+// predecessorFinalized reports whether obj carries a predecessor's
+// finalizer (api.PredecessorFinalizers).
+func predecessorFinalized(obj *unstructured.Unstructured) bool {
+	for _, f := range api.PredecessorFinalizers() {
+		if slices.Contains(obj.GetFinalizers(), f) {
+			return true
+		}
+	}
+	return false
 }
 
 func lastKnownRevision(st *api.Status) int {

@@ -49,7 +49,9 @@ func (c claimant) String() string {
 
 // ownerOf tells whether the release whose revisions (oldest first) are revs
 // belongs to obj. The rule (docs/release-engine.md, Ownership): a revision
-// not made by chartkeeper is adopted only when the watch says adopt; one
+// not made by chartkeeper whose storage Secret is owned by obj (a
+// predecessor operator's) is obj's, to be taken over; any other not made
+// by chartkeeper is adopted only when the watch says adopt; one
 // labelled with another resource's UID, or (made by an older chartkeeper,
 // without the UID label) describing another resource, belongs to that
 // resource while it exists; anything else is obj's.
@@ -60,6 +62,9 @@ func (e *Engine) ownerOf(ctx context.Context, t Target, obj *unstructured.Unstru
 	l := revs[len(revs)-1]
 	refused := ReleaseOwner{Release: ref.Namespace + "/" + ref.Name}
 	if l.Labels[api.LabelManaged] != "true" {
+		if l.OwnedBy(obj.GetUID()) { // a predecessor's, made for obj: taken over
+			return ReleaseOwner{Predecessor: true}, nil
+		}
 		refused.Foreign = true
 		if t.Watch.Policy.Adopt {
 			return ReleaseOwner{}, nil

@@ -49,7 +49,7 @@ func prove(rel *helmrelease.Release, ch *chart.Chart, vals chartutil.Values) pro
 	case !sameTemplates(rel.Chart.Templates, ch.Templates):
 		differs = append(differs, "chart templates")
 	}
-	if !sameValues(rel.Config, vals) {
+	if !sameValues(rel.Config, vals) && !sameCoalesced(rel.Config, ch, vals) {
 		differs = append(differs, "values")
 	}
 	if len(differs) == 0 {
@@ -64,6 +64,20 @@ func sameValues(stored, desired map[string]any) bool {
 	a, errA := helm.CanonicalValues(stored)
 	b, errB := helm.CanonicalValues(desired)
 	return errA == nil && errB == nil && bytes.Equal(a, b)
+}
+
+// sameCoalesced reports whether stored are vals merged over the chart's
+// defaults, as Helm merges them before it renders. helm-operator-plugins
+// stores these as a revision's values (its getValues coalesces the spec
+// with the chart's defaults): they render exactly what vals render, so a
+// revision storing them was made from vals (a predecessor's release taken
+// over, takeover.go, is in sync without an upgrade).
+func sameCoalesced(stored map[string]any, ch *chart.Chart, vals map[string]any) bool {
+	if len(stored) == 0 {
+		return false
+	}
+	c, err := chartutil.CoalesceValues(ch, vals)
+	return err == nil && sameValues(stored, c)
 }
 
 // sameTemplates compares the chart's own templates (Helm does not store

@@ -26,6 +26,11 @@ const (
 	// and it was last written longer ago than the action timeout (an
 	// operation still in flight, a person's helm upgrade say, is waited for).
 	StateLocked State = "Locked"
+	// StateInherited: the latest revision was made for this resource by a
+	// predecessor operator (helm-operator-plugins, operator-sdk's Helm
+	// operator): its storage Secret is owned by the resource and carries
+	// no chartkeeper label. It is taken over in place (takeover.go).
+	StateInherited State = "Inherited"
 	// StateFailed: the latest revision failed.
 	StateFailed State = "Failed"
 	// StateOutOfSync: the latest revision was made from another chart or values.
@@ -77,6 +82,10 @@ const (
 	// changes nothing else.
 	ActionPlan ActionKind = "Plan"
 	ActionTest ActionKind = "Test"
+	// ActionTakeOver takes over a release a predecessor made for the
+	// resource: its latest revision is rewritten in place with
+	// chartkeeper's labels and signature (takeover.go).
+	ActionTakeOver ActionKind = "TakeOver"
 )
 
 // Revision is what is known of a stored release revision.
@@ -199,6 +208,11 @@ type ReleaseOwner struct {
 	// Foreign: the release was not made by chartkeeper (a person's helm
 	// install) and the watch does not adopt it.
 	Foreign bool
+	// Predecessor: the release is this resource's, made by a predecessor
+	// operator (its latest revision's storage Secret is owned by the
+	// resource and carries no chartkeeper label): it is taken over
+	// (ActionTakeOver), not refused.
+	Predecessor bool
 }
 
 // refused reports whether the release belongs to someone else.

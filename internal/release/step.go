@@ -33,6 +33,9 @@ type step struct {
 	// writes: the released objects as the action's writes answered (see
 	// guard).
 	writes *writes
+	// differs says what of a revision taken over is not as desired
+	// (takeover.go).
+	differs string
 	// allGone: the uninstall's DELETEs were each answered gone (see
 	// uninstall.endsDeletion).
 	allGone bool
