@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
@@ -170,10 +171,12 @@ func installAndUpgradeWithPeer(t *testing.T, env *testenv.Env, peer *process, gv
 }
 
 // waitPeerDeployed waits until a predecessor reports the resource
-// Deployed with data marker in its deployed manifest, its release at
-// revision rev (the latest stored, deployed).
-func waitPeerDeployed(t *testing.T, env *testenv.Env, peer *process, gvk schema.GroupVersionKind, ns, name, marker string, rev int) {
+// Deployed with data marker in its deployed manifest, its release at one
+// of revs (revisions 1 to it stored, it the last, deployed), and returns
+// that revision.
+func waitPeerDeployed(t *testing.T, env *testenv.Env, peer *process, gvk schema.GroupVersionKind, ns, name, marker string, revs ...int) int {
 	t.Helper()
+	var at int
 	peer.eventually(t, 2*time.Minute, func(ctx context.Context) error {
 		u, _, err := getCR(ctx, env, gvk, ns, name)
 		if err != nil {
@@ -193,11 +196,15 @@ func waitPeerDeployed(t *testing.T, env *testenv.Env, peer *process, gvk schema.
 		for _, s := range releaseSecrets(t, env, ns, name) {
 			stored[s.Labels["version"]] = s.Labels["status"]
 		}
-		if got, want := slices.Sorted(maps.Keys(stored)), revisionList(rev); !slices.Equal(got, want) || stored[fmt.Sprint(rev)] != "deployed" {
-			return fmt.Errorf("%s: stored revisions %v, want %v, the last deployed", name, stored, want)
+		for _, rev := range revs {
+			if slices.Equal(slices.Sorted(maps.Keys(stored)), revisionList(rev)) && stored[fmt.Sprint(rev)] == "deployed" {
+				at = rev
+				return nil
+			}
 		}
-		return nil
+		return fmt.Errorf("%s: stored revisions %v, want 1 to one of %v, the last deployed", name, stored, revs)
 	})
+	return at
 }
 
 // holdsData says whether a manifest has a ConfigMap data entry "data" of
@@ -232,12 +239,14 @@ func checkChunked(t *testing.T, env *testenv.Env, ns, name string, chunks bool) 
 	}
 }
 
-// Back out: after chartkeeper took over helm-operator-plugins' releases
-// and upgraded one, chartkeeper stops and helm-operator-plugins starts
+// Back out: after chartkeeper took over helm-operator-plugins' releases,
+// upgraded one and installed a new resource's, chartkeeper stops, its
+// finalizer is removed from the kind's resources (the documented back-out
+// step: helm-operator does not know it), and helm-operator-plugins starts
 // again with the same watches.yaml. It reconciles without errors, keeps
-// every resource Deployed, upgrades on the next spec change, and a
-// deleted resource is uninstalled and goes. What chartkeeper left behind
-// is logged (docs/migrating.md).
+// every resource Deployed, nothing recreated, upgrades on the next spec
+// change, and deleted resources are uninstalled and go. What chartkeeper
+// left behind is logged (docs/migrating.md).
 func TestBackOutToHelmOperatorPlugins(t *testing.T) {
 	parallel(t, 80*time.Second)
 	env := testenv.Cluster(t)
@@ -252,19 +261,34 @@ func TestBackOutToHelmOperatorPlugins(t *testing.T) {
 	installAndUpgradeWithPeer(t, env, hop, gvk, ns, names)
 	stopProcess(t, hop)
 
-	before := releasedUIDs(t, env, ns)
 	ck := startConfined(t, env, ns, watchesFile, "--metrics-bind-address", "0")
 	waitTakenOver(t, env, gvk, ns, names, 2)
 	patchCR(t, env, gvk, ns, names[0], peerSpec("v3"))
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, newCR(gvk, ns, "gamma", peerSpec("new"))); err != nil {
+		t.Fatal(err)
+	}
 	waitCRRevision(t, env, gvk, ns, names[0], 3)
+	waitCRRevision(t, env, gvk, ns, "gamma", 1)
 	stopProcess(t, ck)
-	logLeftBehind(t, env, gvk, ns, names)
+	all := append(slices.Clone(names), "gamma")
+	logLeftBehind(t, env, gvk, ns, all)
+	before := releasedUIDs(t, env, ns)
+	removeChartkeeperFinalizer(t, env, gvk, ns, all)
 
 	hop = startPeer(t, env, ns, hopBin, "run", "--watches-file", watchesFile)
 	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{gvk}) }) // while helm-operator runs
-	// It reconciles chartkeeper's revision 3 as deployed, and names[1]'s
-	// revision 2 that chartkeeper took over.
-	waitPeerDeployed(t, env, hop, gvk, ns, names[0], "v3", 3)
+	// It reconciles the revisions chartkeeper made as deployed (its first
+	// reconcile may upgrade them: helm-operator's post-renderer writes
+	// owner references into the manifests it stores, chartkeeper's
+	// revisions have none), and names[1]'s revision 2, its own, that
+	// chartkeeper took over in place.
+	if rev := waitPeerDeployed(t, env, hop, gvk, ns, names[0], "v3", 3, 4); rev == 4 {
+		t.Logf("helm-operator upgraded %s's revision 3, chartkeeper's, to revision 4 with the same values", names[0])
+	}
+	if rev := waitPeerDeployed(t, env, hop, gvk, ns, "gamma", "new", 1, 2); rev == 2 {
+		t.Logf("helm-operator upgraded gamma's revision 1, chartkeeper's, to revision 2 with the same values")
+	}
 	waitPeerDeployed(t, env, hop, gvk, ns, names[1], "v2", 2)
 	patchCR(t, env, gvk, ns, names[1], peerSpec("back"))
 	waitPeerDeployed(t, env, hop, gvk, ns, names[1], "back", 3)
@@ -273,20 +297,46 @@ func TestBackOutToHelmOperatorPlugins(t *testing.T) {
 		t.Errorf("helm-operator logged errors after the back-out:\n%s", strings.Join(errs, "\n"))
 	}
 
-	ctx := context.Background()
-	if err := env.Client.Delete(ctx, newCR(gvk, ns, names[0], nil)); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{names[0], "gamma"} {
+		if err := env.Client.Delete(ctx, newCR(gvk, ns, name, nil)); err != nil {
+			t.Fatal(err)
+		}
+		hop.eventually(t, time.Minute, func(ctx context.Context) error {
+			u, _, err := getCR(ctx, env, gvk, ns, name)
+			if err == nil {
+				return fmt.Errorf("%s is still there, finalizers %v", name, u.GetFinalizers())
+			}
+			if left, err := storageLeft(ctx, env, ns, name); err != nil || len(left) > 0 {
+				return fmt.Errorf("%s is gone, its release's Secrets are left: %v (%v)", name, left, err)
+			}
+			return client.IgnoreNotFound(err)
+		})
 	}
-	hop.eventually(t, time.Minute, func(ctx context.Context) error {
-		u, _, err := getCR(ctx, env, gvk, ns, names[0])
-		if err == nil {
-			return fmt.Errorf("%s is still there, finalizers %v", names[0], u.GetFinalizers())
+}
+
+// removeChartkeeperFinalizer removes chartkeeper's finalizer from the
+// resources, as a person backing out does with kubectl (a JSON patch that
+// tests it is where it was read), and logs which carried it.
+func removeChartkeeperFinalizer(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns string, names []string) {
+	t.Helper()
+	ctx := context.Background()
+	var had []string
+	for _, name := range names {
+		u, _, err := getCR(ctx, env, gvk, ns, name)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if left, err := storageLeft(ctx, env, ns, names[0]); err != nil || len(left) > 0 {
-			return fmt.Errorf("%s is gone, its release's Secrets are left: %v (%v)", names[0], left, err)
+		i := slices.Index(u.GetFinalizers(), api.Finalizer)
+		if i < 0 {
+			continue
 		}
-		return client.IgnoreNotFound(err)
-	})
+		had = append(had, name)
+		patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, api.Finalizer, i)
+		if err := env.Client.Patch(ctx, u, client.RawPatch(types.JSONPatchType, []byte(patch))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("removed %s from %v (of %v)", api.Finalizer, had, names)
 }
 
 // logLeftBehind logs what chartkeeper leaves on the resources and their
