@@ -168,6 +168,8 @@ func Reasons() []Reason {
 		ReasonServiceAccountRefused,
 		ReasonReleaseForged,
 		ReasonTakenOver, ReasonTakeOverFailed,
+		ReasonInstallSuccessful, ReasonUpgradeSuccessful, ReasonUninstallSuccessful,
+		ReasonInstallError, ReasonUpgradeError, ReasonUninstallError, ReasonReconcileError,
 	}
 }
 

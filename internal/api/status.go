@@ -76,6 +76,11 @@ type Status struct {
 	// test.enable): they run once per revision, and a new install or
 	// upgrade clears it.
 	Test *TestStatus `json:"test,omitempty"`
+	// DeployedRelease is the predecessors' release name and manifest,
+	// kept only when the watch asks for their status shape
+	// (statusCompat: HelmOperator; predecessor.go); nil otherwise, which
+	// removes one a predecessor left.
+	DeployedRelease *DeployedRelease `json:"deployedRelease,omitempty"`
 }
 
 // TestResult is the outcome of a chart's tests.
@@ -180,6 +185,10 @@ func (st *Status) DeepCopy() *Status {
 		out.Inventory = &inv
 	}
 	out.Test = st.Test.DeepCopy()
+	if st.DeployedRelease != nil { // strings and an int
+		dr := *st.DeployedRelease
+		out.DeployedRelease = &dr
+	}
 	return &out
 }
 

@@ -41,6 +41,8 @@ type runFlags struct {
 	zap         zap.Options
 	// signingKey: "namespace/name" of the release signing key's Secret.
 	signingKey string
+	// predecessor: helm-operator-plugins' and operator-sdk's own flags.
+	predecessor predecessorFlags
 }
 
 func (f *runFlags) bind(fs *flag.FlagSet) {
@@ -65,6 +67,7 @@ func (f *runFlags) bind(fs *flag.FlagSet) {
 	apps.BindFlags(fs)
 	f.zap = zap.Options{Development: false}
 	f.zap.BindFlags(fs)
+	f.predecessor.bind(fs, f)
 }
 
 func runCommand(args []string, stdout, stderr io.Writer) int {
@@ -81,6 +84,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	ws, err := watches.Load(f.watchesFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "chartkeeper: invalid watches file %s:\n%s\n", f.watchesFile, indent(err.Error()))
+		return ExitConfig
+	}
+	if err := f.predecessor.apply(ws); err != nil {
+		fmt.Fprintf(stderr, "chartkeeper run: %v\n", err)
 		return ExitConfig
 	}
 	if err := f.images.apply(ws); err != nil {

@@ -23,10 +23,15 @@ func (e *env) testFinalizer(t *testing.T) {
 	tests := []struct {
 		name   string
 		others []string // finalizers of other controllers
+		left   []string // those left once the release is uninstalled (nil: none, the resource goes)
 	}{
 		{name: "only chartkeeper's", others: nil},
-		{name: "with another controller's", others: []string{"example.com/keep"}},
-		{name: "with two others", others: []string{"example.com/keep", "example.com/backup"}},
+		{name: "with another controller's", others: []string{"example.com/keep"}, left: []string{"example.com/keep"}},
+		{name: "with two others", others: []string{"example.com/keep", "example.com/backup"}, left: []string{"example.com/keep", "example.com/backup"}},
+		// A predecessor's finalizer goes with chartkeeper's once the
+		// release is uninstalled (a release taken over); no other does.
+		{name: "with helm-operator-plugins'", others: []string{api.FinalizerHelmOperatorPlugins}},
+		{name: "with operator-sdk's and another's", others: []string{api.FinalizerOperatorSDK, "example.com/keep"}, left: []string{"example.com/keep"}},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,12 +52,12 @@ func (e *env) testFinalizer(t *testing.T) {
 				t.Fatal(err)
 			}
 			testenv.Eventually(t, waitTimeout, func(ctx context.Context) error {
-				if len(tc.others) == 0 {
-					// chartkeeper's finalizer was the last one: the resource goes.
+				if len(tc.left) == 0 {
+					// chartkeeper's finalizer (and a predecessor's) were the last: the resource goes.
 					if _, err := f.get(ctx, name); !apierrors.IsNotFound(err) {
 						return fmt.Errorf("%s still there (%v)", name, err)
 					}
-				} else if err := f.hasFinalizers(ctx, name, tc.others); err != nil {
+				} else if err := f.hasFinalizers(ctx, name, tc.left); err != nil {
 					return err
 				}
 				// The finalizer went only after the release did.

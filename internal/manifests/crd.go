@@ -64,7 +64,7 @@ func CRD(w watches.Watch, old *apiextv1.CustomResourceDefinition, o CRDOptions) 
 				"kind":       {Type: "string"},
 				"metadata":   {Type: "object"},
 				"spec":       spec,
-				"status":     StatusSchema(),
+				"status":     statusSchemaOf(w),
 			},
 		}},
 	}

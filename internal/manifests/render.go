@@ -66,7 +66,7 @@ func Render(w watches.Watch, samples Samples) ([]Rendered, error) {
 // render renders w's chart with spec once: its objects, its test hooks
 // apart, and the release record Helm would store.
 func render(w watches.Watch, spec map[string]any, what string) (Rendered, error) {
-	in, err := values.Compute(spec, w.OverrideValues)
+	in, err := values.ComputeAs(spec, w.OverrideValues, w.OverrideValuesAsStrings)
 	if err != nil {
 		return Rendered{}, err
 	}

@@ -8,13 +8,19 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
+	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
 // Every field the operator writes into a status is in the CRD's status
 // schema: the API server prunes what the schema does not name, so a
 // missing field would be silently lost.
+// status.deployedRelease is written only under statusCompat: HelmOperator,
+// whose schema names it (the default's does not: it is never written).
 func TestStatusSchemaNamesEveryStatusField(t *testing.T) {
-	checkFields(t, "status", reflect.TypeFor[api.Status](), StatusSchema())
+	checkFields(t, "status", reflect.TypeFor[api.Status](), statusSchemaOf(watches.Watch{StatusCompat: watches.StatusCompatHelmOperator}))
+	if _, ok := StatusSchema().Properties["deployedRelease"]; ok {
+		t.Error("the default status schema names deployedRelease, which only statusCompat: HelmOperator writes")
+	}
 }
 
 func checkFields(t *testing.T, path string, typ reflect.Type, schema apiextv1.JSONSchemaProps) {

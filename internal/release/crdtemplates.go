@@ -96,7 +96,7 @@ func (s *step) admitTemplatedCRDs(templated []*unstructured.Unstructured) ([]*un
 // by name.
 func (s *step) defaultCRDs() (map[string]*unstructured.Unstructured, error) {
 	w := s.t.Watch
-	vals, err := values.Compute(chartutil.Values{}, w.OverrideValues)
+	vals, err := values.ComputeAs(chartutil.Values{}, w.OverrideValues, w.OverrideValuesAsStrings)
 	if err != nil {
 		return nil, err
 	}

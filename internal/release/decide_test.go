@@ -367,6 +367,22 @@ func TestDecide(t *testing.T) {
 		{"deleting a resource refused a hand-made release leaves it", func(o *Observation) {
 			o.Deleting, o.Owner = true, ReleaseOwner{Release: "ns/db", Foreign: true}
 		}, nil, Decision{State: StateDeleting, Finished: true, Reason: api.ReasonReleaseOwnedByAnother}},
+		{"a predecessor's release is taken over in place", func(o *Observation) {
+			o.Owner, o.Latest = ReleaseOwner{Predecessor: true}, rev(2, helmrelease.StatusDeployed, "")
+		}, nil, Decision{State: StateInherited, Action: ActionTakeOver, Reason: api.ReasonProgressing}},
+		{"a predecessor's failed revision is taken over as it is", func(o *Observation) {
+			o.Owner, o.Latest = ReleaseOwner{Predecessor: true}, rev(3, helmrelease.StatusFailed, "")
+		}, nil, Decision{State: StateInherited, Action: ActionTakeOver, Reason: api.ReasonProgressing}},
+		{"a predecessor's pending revision is waited for, then unlocked, before a takeover", func(o *Observation) {
+			o.Owner, o.Latest = ReleaseOwner{Predecessor: true}, rev(2, helmrelease.StatusPendingUpgrade, "")
+		}, nil, Decision{State: StateLocked, Action: ActionUnlock, Reason: api.ReasonPending}},
+		{"a predecessor's revision naming objects outside the scope is forged, not taken over", func(o *Observation) {
+			o.Owner, o.Latest = ReleaseOwner{Predecessor: true}, nil
+			o.Forged = "revision 2 of release ns/web carries no chartkeeper signature and names Secret other/x"
+		}, nil, Decision{State: StateStalled, RequeueAfter: ownerRecheck, Reason: api.ReasonReleaseForged}},
+		{"deleting a resource uninstalls its predecessor's release without a takeover", func(o *Observation) {
+			o.Deleting, o.Owner, o.Latest = true, ReleaseOwner{Predecessor: true}, rev(2, helmrelease.StatusDeployed, "")
+		}, nil, Decision{State: StateDeleting, Action: ActionUninstall, Reason: api.ReasonDeleting}},
 		{"a forged revision stalls the release, and is looked at again", func(o *Observation) {
 			o.Latest, o.Forged = nil, "revision 2 of release ns/web was not written by chartkeeper"
 		}, nil, Decision{State: StateStalled, RequeueAfter: ownerRecheck, Reason: api.ReasonReleaseForged}},

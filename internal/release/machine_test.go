@@ -85,6 +85,9 @@ type storageClient struct {
 	// modifiedAt is the modifiedAt label (Unix seconds) of revisions, by
 	// version, as Helm's Secret driver sets it on every update.
 	modifiedAt map[int]time.Time
+	// owners are the UIDs the ownerReferences of revisions' Secrets name,
+	// by version (a predecessor operator's: takeover_test.go).
+	owners map[int][]types.UID
 }
 
 func (s *storageClient) Apply(_ context.Context, obj runtime.ApplyConfiguration, _ ...client.ApplyOption) error {
@@ -136,7 +139,12 @@ func (s *storageClient) List(_ context.Context, list client.ObjectList, opts ...
 		if at, ok := s.modifiedAt[r.Version]; ok {
 			labels["modifiedAt"] = strconv.FormatInt(at.Unix(), 10)
 		}
-		pl.Items = append(pl.Items, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("sh.helm.release.v1.%s.v%d", r.Name, r.Version), Labels: labels}})
+		var refs []metav1.OwnerReference
+		for _, uid := range s.owners[r.Version] {
+			refs = append(refs, metav1.OwnerReference{APIVersion: "test.chartkeeper.dev/v1", Kind: "App", Name: "app", UID: uid})
+		}
+		pl.Items = append(pl.Items, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("sh.helm.release.v1.%s.v%d", r.Name, r.Version), Labels: labels, OwnerReferences: refs}})
 	}
 	return nil
 }

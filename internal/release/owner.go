@@ -62,7 +62,7 @@ func (e *Engine) ownerOf(ctx context.Context, t Target, obj *unstructured.Unstru
 	l := revs[len(revs)-1]
 	refused := ReleaseOwner{Release: ref.Namespace + "/" + ref.Name}
 	if l.Labels[api.LabelManaged] != "true" {
-		if l.OwnedBy(obj.GetUID()) { // a predecessor's, made for obj: taken over
+		if l.OwnedBy(obj.GetUID()) && !madeByChartkeeper(revs) { // a predecessor's, made for obj: taken over
 			return ReleaseOwner{Predecessor: true}, nil
 		}
 		refused.Foreign = true
@@ -104,6 +104,19 @@ func (e *Engine) ownerOf(ctx context.Context, t Target, obj *unstructured.Unstru
 	}
 	refused.By = c.String()
 	return refused, nil
+}
+
+// madeByChartkeeper reports whether any revision carries chartkeeper's
+// label: a release chartkeeper wrote is never taken over as a
+// predecessor's (an unlabelled revision on top of it was not written by a
+// predecessor, whose Helm copies the last revision's labels).
+func madeByChartkeeper(revs []helm.Revision) bool {
+	for _, r := range revs {
+		if r.Labels[api.LabelManaged] == "true" {
+			return true
+		}
+	}
+	return false
 }
 
 // describedOwner reads who made a revision from the description chartkeeper

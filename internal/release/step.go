@@ -80,6 +80,7 @@ func (e *Engine) Step(ctx context.Context, t Target, obj *unstructured.Unstructu
 	ctx = helm.WithStorage(ctx, helm.Storage(t.Watch.ReleaseStorage()))
 	s := &step{e: e, t: t, obj: obj, st: st, steer: sg, chain: hookChain(e.hooks.For(t.Watch.GroupVersionKind().GroupKind()))}
 	defer func() {
+		s.predecessorStatus(ctx) // predecessor.go
 		if len(st.App) == 0 {
 			st.App = nil
 		}

@@ -328,7 +328,7 @@ func (s *step) compute(spec chartutil.Values) (chartutil.Values, error) {
 	if s.from.values != nil {
 		spec = values.Merge(s.from.values, spec)
 	}
-	return values.Compute(spec, s.t.Watch.OverrideValues)
+	return values.ComputeAs(spec, s.t.Watch.OverrideValues, s.t.Watch.OverrideValuesAsStrings)
 }
 
 // waitForValues records a step that found the valuesFrom of the resource

@@ -33,16 +33,33 @@ func FromSpec(obj *unstructured.Unstructured) (chartutil.Values, error) {
 // Overrides use Helm's --set syntax ("image.tag"); their keys are applied in
 // sorted order so the result never depends on map iteration.
 func Compute(spec chartutil.Values, overrides map[string]string) (chartutil.Values, error) {
+	return ComputeAs(spec, overrides, false)
+}
+
+// ComputeAs is Compute with asStrings: the overrides are read as
+// operator-sdk's Helm operator reads its overrideValues: each value a
+// string (Helm's --set-string: "2" stays "2", not 2), parsed on their own
+// and merged over the spec (maps merged key by key, anything else
+// replaced: "list[0]" replaces the spec's list). Otherwise they are set
+// into the spec with --set, typed, as helm-operator-plugins sets them.
+func ComputeAs(spec chartutil.Values, overrides map[string]string, asStrings bool) (chartutil.Values, error) {
 	out := runtimeDeepCopy(spec)
+	into, parse := out, strvals.ParseInto
+	if asStrings {
+		into, parse = map[string]any{}, strvals.ParseIntoString
+	}
 	keys := make([]string, 0, len(overrides))
 	for k := range overrides {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if err := strvals.ParseInto(fmt.Sprintf("%s=%s", k, overrides[k]), out); err != nil {
+		if err := parse(fmt.Sprintf("%s=%s", k, overrides[k]), into); err != nil {
 			return nil, fmt.Errorf("overrideValues %q: %w", k, err)
 		}
+	}
+	if asStrings {
+		return Merge(out, into), nil
 	}
 	return out, nil
 }

@@ -40,6 +40,39 @@ func TestComputeSetsOverridesOnSpec(t *testing.T) {
 	}
 }
 
+// Overrides are typed as helm-operator-plugins (and Helm's --set) type
+// them, or kept strings as operator-sdk's Helm operator (and --set-string)
+// keeps them.
+func TestComputeAsTypesOrStrings(t *testing.T) {
+	overrides := map[string]string{"replicas": "2", "enabled": "false", "tag": "1.0", "empty": "", "nothing": "null",
+		"hosts[0]": "a.example", "image.tag": "2.0"}
+	spec := func() chartutil.Values {
+		return chartutil.Values{"replicas": int64(5), "hosts": []any{"x.example", "y.example"},
+			"image": map[string]any{"repository": "nginx", "tag": "1.0"}}
+	}
+	image := map[string]any{"repository": "nginx", "tag": "2.0"}
+	tests := []struct {
+		asStrings bool
+		want      chartutil.Values
+	}{
+		// helm-operator-plugins: --set into the spec, typed; an index sets one element.
+		{false, chartutil.Values{"replicas": int64(2), "enabled": false, "tag": "1.0", "empty": "", "nothing": nil,
+			"hosts": []any{"a.example", "y.example"}, "image": image}},
+		// operator-sdk: --set-string on their own, merged over the spec; a list is replaced.
+		{true, chartutil.Values{"replicas": "2", "enabled": "false", "tag": "1.0", "empty": "", "nothing": "null",
+			"hosts": []any{"a.example"}, "image": image}},
+	}
+	for _, tc := range tests {
+		got, err := ComputeAs(spec(), overrides, tc.asStrings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("asStrings %v: got %#v, want %#v", tc.asStrings, got, tc.want)
+		}
+	}
+}
+
 func TestFromSpec(t *testing.T) {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	if v, err := FromSpec(u); err != nil || len(v) != 0 {

@@ -19,7 +19,8 @@ import (
 )
 
 // Load reads and validates the watches file at path. Relative chart paths
-// are resolved against the file's directory. The error, if any, joins one
+// are resolved against the file's directory, else the working directory
+// (resolveChartPath). The error, if any, joins one
 // *FieldError per problem (use errors.As to inspect them), one per line, or
 // says why the file could not be read or parsed at all. It does not repeat
 // the path: callers name the file.
@@ -102,13 +103,11 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	if w.ChartPath == "" {
 		add("chart", "must be set to a chart directory or archive")
 	} else {
-		p := w.ChartPath
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(baseDir, p)
-		}
-		ch, err := loader.Load(p)
+		p, err := resolveChartPath(baseDir, w.ChartPath)
 		if err != nil {
-			add("chart", "cannot load chart %q: %v", w.ChartPath, err)
+			add("chart", "%v", err)
+		} else if ch, err := loader.Load(p); err != nil {
+			add("chart", "cannot load chart %q: %v%s", w.ChartPath, err, notFoundHint(w.ChartPath, err))
 		} else {
 			w.Chart, w.ResolvedChartPath = ch, p
 		}
@@ -132,6 +131,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 		t := true
 		w.WatchDependentResources = &t
 	}
+	validateDryRunOption(w.DryRunOption, add)
 	w.resolvePolicy(add)
 	w.validateNamespaceFromName(add)
 	w.Hooks.validate(add)
@@ -139,6 +139,7 @@ func parseEntry(i int, r json.RawMessage, baseDir string) (*Watch, []error) {
 	w.Scope.validate(add)
 	validateStorage(w.Storage, add)
 	validateLookup(w.Lookup, add)
+	validateStatusCompat(w.StatusCompat, add)
 	validateCRDs(w.CRDs, add)
 	validateShortNames(w.ShortNames, add)
 	w.validateValuesFrom(add)

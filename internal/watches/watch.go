@@ -44,6 +44,9 @@ type Watch struct {
 	MaxConcurrentReconciles *int `json:"maxConcurrentReconciles,omitempty"`
 	// Selector restricts the watch to custom resources with these labels.
 	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+	// PredecessorFields are operator-sdk's fields chartkeeper reads
+	// (dryRunOption) and its string override values (predecessor.go).
+	PredecessorFields
 
 	// ReleaseName is a Go template for the release name, over NameData.
 	// Default "{{ .Name }}" (the custom resource's name).
@@ -98,6 +101,9 @@ type Watch struct {
 	// namespace (LookupReleaseNamespace, the default) or the whole
 	// cluster (LookupCluster; see LookupScope).
 	Lookup Lookup `json:"lookup,omitempty"`
+	// StatusCompat keeps a predecessor's status shape beside chartkeeper's
+	// (statuscompat.go). Default: none, the predecessors' is removed.
+	StatusCompat StatusCompat `json:"statusCompat,omitempty"`
 
 	// Policy is the resolved release policy; set by Load.
 	Policy Policy `json:"-"`

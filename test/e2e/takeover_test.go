@@ -24,7 +24,9 @@ import (
 // with no new revision, every released object's UID unchanged, an Event
 // and a status.history entry saying so. A spec change then makes the next
 // revision; deleting an App uninstalls its release and the App is gone
-// within a minute, the peer's finalizer removed with chartkeeper's.
+// within a minute, the peer's finalizer removed with chartkeeper's. An App
+// deleted while no operator ran (only the peer's finalizer) is uninstalled
+// and let go the same way.
 func TestTakeOverFromHelmOperatorPlugins(t *testing.T) {
 	parallel(t, 90*time.Second)
 	env := testenv.Cluster(t)
@@ -47,8 +49,17 @@ func TestTakeOverFromHelmOperatorPlugins(t *testing.T) {
 	for _, n := range names {
 		waitRevisions(t, env, ns, n, 2)
 	}
+	// A fourth App, deleted while no operator runs: it waits on the
+	// peer's finalizer until chartkeeper uninstalls its release.
+	if err := env.Client.Create(ctx, newApp(ns, "four", map[string]any{"data": "v1"})); err != nil {
+		t.Fatal(err)
+	}
+	waitRevisions(t, env, ns, "four", 1)
 	if err := peer.interrupt(t, 30*time.Second); err != nil {
 		t.Logf("the peer stopped with %v", err)
+	}
+	if err := env.Client.Delete(ctx, newApp(ns, "four", nil)); err != nil {
+		t.Fatal(err)
 	}
 	uids := map[string]map[string]string{}
 	for _, n := range names {
@@ -64,6 +75,8 @@ func TestTakeOverFromHelmOperatorPlugins(t *testing.T) {
 
 	startConfined(t, env, ns, wf, "--metrics-bind-address", "0")
 	t.Cleanup(func() { deleteApps(t, env, ns) })
+	waitGone(t, env, appGVK, ns, "four", time.Minute)
+	waitUninstalled(t, env, ns, "four")
 	for _, n := range names {
 		testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
 			_, st, err := getApp(ctx, env, ns, n)
@@ -114,21 +127,28 @@ func TestTakeOverFromHelmOperatorPlugins(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, env, appGVK, ns, "two", time.Minute)
+	waitUninstalled(t, env, ns, "two")
+}
+
+// waitUninstalled waits until release name in ns has no revision left and
+// its Service is gone.
+func waitUninstalled(t *testing.T, env *testenv.Env, ns, name string) {
+	t.Helper()
 	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
-		secrets, err := revisionSecrets(ctx, env, ns, "two")
+		secrets, err := revisionSecrets(ctx, env, ns, name)
 		if err != nil {
 			return err
 		}
 		if len(secrets) > 0 {
-			return fmt.Errorf("release two still has %d revisions", len(secrets))
+			return fmt.Errorf("release %s still has %d revisions", name, len(secrets))
 		}
 		var d corev1.ServiceList
 		if err := env.Client.List(ctx, &d, client.InNamespace(ns)); err != nil {
 			return err
 		}
 		for _, s := range d.Items {
-			if s.Name == "two" {
-				return fmt.Errorf("Service two of the uninstalled release is still there")
+			if s.Name == name {
+				return fmt.Errorf("Service %s of the uninstalled release is still there", name)
 			}
 		}
 		return nil
