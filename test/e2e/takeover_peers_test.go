@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -245,8 +246,9 @@ func checkChunked(t *testing.T, env *testenv.Env, ns, name string, chunks bool) 
 // step: helm-operator does not know it), and helm-operator-plugins starts
 // again with the same watches.yaml. It reconciles without errors, keeps
 // every resource Deployed, nothing recreated, upgrades on the next spec
-// change, and deleted resources are uninstalled and go. What chartkeeper
-// left behind is logged (docs/migrating.md).
+// change, and deleted resources are uninstalled and go. Switching to
+// chartkeeper once more, a resource is Ready again, nothing recreated.
+// What chartkeeper left behind is logged (docs/migrating.md).
 func TestBackOutToHelmOperatorPlugins(t *testing.T) {
 	parallel(t, 80*time.Second)
 	env := testenv.Cluster(t)
@@ -296,6 +298,8 @@ func TestBackOutToHelmOperatorPlugins(t *testing.T) {
 	if errs := logErrors(hop.out.String()); len(errs) > 0 {
 		t.Errorf("helm-operator logged errors after the back-out:\n%s", strings.Join(errs, "\n"))
 	}
+	t.Logf("once helm-operator reconciled after the back-out:")
+	logLeftBehind(t, env, gvk, ns, names[1:])
 
 	for _, name := range []string{names[0], "gamma"} {
 		if err := env.Client.Delete(ctx, newCR(gvk, ns, name, nil)); err != nil {
@@ -312,6 +316,28 @@ func TestBackOutToHelmOperatorPlugins(t *testing.T) {
 			return client.IgnoreNotFound(err)
 		})
 	}
+
+	// Switching to chartkeeper once more: names[1], at helm-operator's
+	// revision 3, is Ready again, nothing recreated. Revision 3 carries the
+	// labels chartkeeper put on revision 2 (Helm's upgrade keeps a
+	// revision's custom labels), so chartkeeper does not take it over as a
+	// predecessor's but upgrades it back to the desired values: revision 4.
+	stopProcess(t, hop)
+	before = releasedUIDs(t, env, ns)
+	startConfined(t, env, ns, watchesFile, "--metrics-bind-address", "0")
+	t.Cleanup(func() { deleteAll(t, env, ns, []schema.GroupVersionKind{gvk}) }) // while chartkeeper runs
+	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
+		u, st, err := getCR(ctx, env, gvk, ns, names[1])
+		if err != nil {
+			return err
+		}
+		if c := condition(st, api.ConditionReady); c.Status != metav1.ConditionTrue || st.ObservedGeneration != u.GetGeneration() || st.Release == nil || st.Release.Revision < 3 {
+			return fmt.Errorf("%s not Ready at revision 3 or later: release %+v, conditions %+v", names[1], st.Release, st.Conditions)
+		}
+		t.Logf("switched to chartkeeper again: %s Ready at revision %d (%s)", names[1], st.Release.Revision, condition(st, api.ConditionReleased).Reason)
+		return nil
+	})
+	sameUIDs(t, env, ns, before)
 }
 
 // removeChartkeeperFinalizer removes chartkeeper's finalizer from the
