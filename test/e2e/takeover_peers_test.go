@@ -68,7 +68,7 @@ func takeOver(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, w
 // its module cannot be fetched here) installed and upgraded three
 // resources; chartkeeper takes them over.
 func TestTakeOverFromOperatorSDK(t *testing.T) {
-	parallel(t, 50*time.Second)
+	parallel(t, 45*time.Second)
 	env := testenv.Cluster(t)
 	gvk := peerGVK("SdkApp")
 	applyPeerCRD(t, env, gvk)
@@ -130,7 +130,7 @@ func checkOSDKLayout(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind
 // resources; chartkeeper, whose watch says storage: chunked, takes them
 // over.
 func TestTakeOverChunkedFromHelmOperatorPlugins(t *testing.T) {
-	parallel(t, 60*time.Second)
+	parallel(t, 45*time.Second)
 	env := testenv.Cluster(t)
 	gvk := peerGVK("ChunkedApp")
 	applyPeerCRD(t, env, gvk)
@@ -250,7 +250,7 @@ func checkChunked(t *testing.T, env *testenv.Env, ns, name string, chunks bool) 
 // chartkeeper once more, a resource is Ready again, nothing recreated.
 // What chartkeeper left behind is logged (docs/migrating.md).
 func TestBackOutToHelmOperatorPlugins(t *testing.T) {
-	parallel(t, 80*time.Second)
+	parallel(t, 60*time.Second)
 	env := testenv.Cluster(t)
 	gvk := peerGVK("HopApp")
 	applyPeerCRD(t, env, gvk)
