@@ -59,7 +59,7 @@ bin/devcluster: $(TOOLING_SOURCES)
 	hack/golink.sh . ./test/devcluster/cmd $@
 
 .PHONY: peers
-peers: bin/helm-operator ## Build the benchmark peer helm-operator-plugins v0.9.1 (pinned in hack/peers/go.mod) into bin/.
+peers: bin/helm-operator ## Build the peer helm-operator-plugins v0.9.1 (pinned in hack/peers/go.mod; the benchmark and the takeover tests run it) into bin/.
 
 bin/helm-operator: hack/peers/go.mod hack/peers/go.sum
 	hack/golink.sh hack/peers github.com/operator-framework/helm-operator-plugins $@

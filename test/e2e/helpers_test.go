@@ -55,8 +55,9 @@ func parallel(t *testing.T, about time.Duration) {
 var prebuilds sync.WaitGroup
 
 // prebuilt are the commands TestMain starts building: the operator, and
-// the builds of it with test hooks.
-var prebuilt = []string{"./cmd/chartkeeper", "./test/e2e/testdata/hookfail", "./test/e2e/testdata/redactop"}
+// the builds of it with test hooks, and the chunked-storage
+// helm-operator-plugins peer (test/peers/hopchunked).
+var prebuilt = []string{"./cmd/chartkeeper", "./test/e2e/testdata/hookfail", "./test/e2e/testdata/redactop", "./test/peers/hopchunked"}
 
 // builds holds one build per package path (a *build).
 var builds sync.Map
