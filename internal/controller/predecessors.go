@@ -9,12 +9,13 @@ import (
 )
 
 // A resource a predecessor operator (helm-operator-plugins, operator-sdk's
-// Helm operator) reconciled carries its finalizer (api.PredecessorFinalizers)
-// beside chartkeeper's. They are honoured for a release chartkeeper has
-// taken over: deleting the resource uninstalls the release once, then both
-// go with chartkeeper's (reconciler.go); no other finalizer is touched. A
-// resource deleted with only a predecessor's finalizer (chartkeeper never
-// reconciled it before) is uninstalled the same way.
+// Helm operator) reconciled carries its finalizer (api.PredecessorFinalizers).
+// It serves as chartkeeper's own: chartkeeper adds none beside it (so
+// that, switched back, the predecessor finds only its own), and deleting
+// the resource uninstalls the release once, then removes it (with
+// chartkeeper's, if an earlier version added it) (reconciler.go); no
+// other finalizer is touched. Never while the release is another's or
+// left alone as forged: then only chartkeeper's goes.
 
 // predecessorFinalizers returns the predecessors' finalizers obj carries.
 func predecessorFinalizers(obj *unstructured.Unstructured) []string {

@@ -67,7 +67,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if deleting && !controllerutil.ContainsFinalizer(obj, api.Finalizer) && len(predecessorFinalizers(obj)) == 0 {
 		return ctrl.Result{}, nil
 	}
-	if !deleting && !controllerutil.ContainsFinalizer(obj, api.Finalizer) {
+	// A predecessor's finalizer serves as chartkeeper's (predecessors.go):
+	// none is added beside it, so a switch back leaves nothing behind.
+	if !deleting && !controllerutil.ContainsFinalizer(obj, api.Finalizer) && len(predecessorFinalizers(obj)) == 0 {
 		if err := r.patchFinalizer(ctx, obj, true); err != nil {
 			return ctrl.Result{}, err
 		}
