@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
@@ -236,7 +237,7 @@ func kindWatches(t *testing.T, gvk schema.GroupVersionKind, policy string) strin
 func installScaffoldedCRD(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind) {
 	t.Helper()
 	plural := strings.ToLower(gvk.Kind) + "s"
-	anything := apiextv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptrTo(true)}
+	anything := apiextv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}
 	crd := &apiextv1.CustomResourceDefinition{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
 		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + gvk.Group},
@@ -268,8 +269,6 @@ func installScaffoldedCRD(t *testing.T, env *testenv.Env, gvk schema.GroupVersio
 	waitEstablished(t, env, crd.Name)
 	waitMapped(t, env, gvk)
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // createWithPredecessorStatus creates a resource and writes, with the
 // status subresource, the status helm-operator-plugins v0.9.1 leaves

@@ -15,14 +15,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
@@ -37,45 +34,6 @@ const peerGroup = "peers.test.chartkeeper.dev"
 
 func peerGVK(kind string) schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: peerGroup, Version: "v1", Kind: kind}
-}
-
-// applyPeerCRD applies the kind's predecessor-shaped CRD and waits until
-// it is established.
-func applyPeerCRD(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind) {
-	t.Helper()
-	plural := strings.ToLower(gvk.Kind) + "s"
-	open := func(desc string) apiextv1.JSONSchemaProps {
-		return apiextv1.JSONSchemaProps{Type: "object", Description: desc, XPreserveUnknownFields: ptr.To(true)}
-	}
-	crd := &apiextv1.CustomResourceDefinition{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
-		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + gvk.Group},
-		Spec: apiextv1.CustomResourceDefinitionSpec{
-			Group: gvk.Group,
-			Names: apiextv1.CustomResourceDefinitionNames{Kind: gvk.Kind, ListKind: gvk.Kind + "List", Plural: plural, Singular: strings.ToLower(gvk.Kind)},
-			Scope: apiextv1.NamespaceScoped,
-			Versions: []apiextv1.CustomResourceDefinitionVersion{{
-				Name: gvk.Version, Served: true, Storage: true,
-				Subresources: &apiextv1.CustomResourceSubresources{Status: &apiextv1.CustomResourceSubresourceStatus{}},
-				Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{
-					Type: "object",
-					Properties: map[string]apiextv1.JSONSchemaProps{
-						"spec":   open("Spec defines the desired state of " + gvk.Kind),
-						"status": open("Status defines the observed state of " + gvk.Kind),
-					},
-				}},
-			}},
-		},
-	}
-	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{Object: raw}
-	if err := env.Client.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("e2e"), client.ForceOwnership); err != nil {
-		t.Fatalf("applying CRD %s: %v", crd.Name, err)
-	}
-	waitEstablished(t, env, crd.Name)
 }
 
 // peerWatches writes a watches file of one kind over test/e2e/testdata's
