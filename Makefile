@@ -159,10 +159,16 @@ undeploy: bin/kubectl ## Remove what deploy created (CRDs and every custom resou
 	bin/kubectl kustomize config/default | bin/kubectl delete --ignore-not-found -f -
 
 .PHONY: lint
-lint: verify-manifests ## gofmt, go vet, the product/tooling layout check and the generated-files check.
+lint: verify-manifests bin/staticcheck ## gofmt, go vet, staticcheck, the product/tooling layout check and the generated-files check.
 	@bad=$$(gofmt -l cmd internal hack test 2>/dev/null); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	go vet -trimpath ./...
+	bin/staticcheck ./...
 	hack/verify-layout.sh
+
+# staticcheck, pinned in hack/lint/go.mod (its own module: the linter's
+# dependencies stay out of the product's and the tools' graphs).
+bin/staticcheck: hack/lint/go.mod hack/lint/go.sum
+	hack/golink.sh hack/lint honnef.co/go/tools/cmd/staticcheck $@
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG (default chartkeeper:dev) (needs a container engine).

@@ -121,11 +121,11 @@ func clientTLS(ctx context.Context, c client.Client, ns, release string) (*tls.C
 	}
 	pair, err := tls.X509KeyPair(s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey])
 	if err != nil {
-		return nil, fmt.Errorf("Secret %s: %w", name, err)
+		return nil, fmt.Errorf("client certificate Secret %s: %w", name, err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(s.Data["ca.crt"]) {
-		return nil, fmt.Errorf("Secret %s: no CA certificate in ca.crt", name)
+		return nil, fmt.Errorf("client certificate Secret %s: no CA certificate in ca.crt", name)
 	}
 	return &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }

@@ -247,7 +247,8 @@ func (c *Client) Install(ctx context.Context, r Request) (*release.Release, erro
 // anything, so nothing is left stored here either. It returns Helm's
 // error.
 func withdraw(cfg *action.Configuration, rel *release.Release, refused error) error {
-	err := fmt.Errorf("Unable to continue with install: %w", refused) //nolint:staticcheck // Helm's words
+	//lint:ignore ST1005 Helm's own words, which users search for
+	err := fmt.Errorf("Unable to continue with install: %w", refused)
 	if rel == nil || rel.Version == 0 {
 		return err
 	}

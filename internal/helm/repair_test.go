@@ -15,7 +15,7 @@ import (
 // managed is a managedFields entry of manager over fieldsV1 JSON.
 func managed(manager, fields string) metav1.ManagedFieldsEntry {
 	return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate,
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
 }
 
 // The original of a repaired merge is the live object as far as the

@@ -58,9 +58,7 @@ func liveSecrets(t *testing.T) (*fake.Clientset, *atomic.Int64) {
 	cs.PrependReactor("*", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		calls.Add(1)
 		switch a := a.(type) {
-		case k8stesting.CreateAction:
-			a.GetObject().(*corev1.Secret).ResourceVersion = strconv.FormatInt(rv.Add(1), 10)
-		case k8stesting.UpdateAction:
+		case k8stesting.CreateAction: // an UpdateAction is one too: both carry the object
 			a.GetObject().(*corev1.Secret).ResourceVersion = strconv.FormatInt(rv.Add(1), 10)
 		}
 		return false, nil, nil

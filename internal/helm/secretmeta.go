@@ -58,8 +58,10 @@ func keepMeta(s *corev1.Secret, labels map[string]string) *secretMeta {
 func onlyTheUsualMeta(s *corev1.Secret) bool {
 	o := s.ObjectMeta
 	rv, ok := parseRV(o.ResourceVersion)
+	//lint:ignore SA1019 a selfLink, however it got there, is metadata the cache would not keep
+	selfLink := o.SelfLink
 	return ok && strconv.FormatUint(rv, 10) == o.ResourceVersion &&
-		s.TypeMeta == (metav1.TypeMeta{}) && o.GenerateName == "" && o.SelfLink == "" && o.Generation == 0 &&
+		s.TypeMeta == (metav1.TypeMeta{}) && o.GenerateName == "" && selfLink == "" && o.Generation == 0 &&
 		o.DeletionTimestamp == nil && o.DeletionGracePeriodSeconds == nil &&
 		len(o.Annotations) == 0 && len(o.OwnerReferences) == 0 && len(o.Finalizers) == 0
 }

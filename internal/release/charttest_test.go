@@ -23,9 +23,9 @@ func withTests(onFailure watches.TestOnFailure) func(*watches.Policy) {
 // failingTest makes the test chart's test Pod fail (its creation is refused).
 var failingTest = map[string]any{"data": "v2", "test": "fail-me"}
 
-// forbiddenTest is the API server's answer to a test Pod the operator's
+// errForbiddenTest is the API server's answer to a test Pod the operator's
 // RBAC does not allow, as Helm's test action wraps it.
-var forbiddenTest = errors.New(`warning: Hook test app/templates/tests/test.yaml failed: 1 error occurred:
+var errForbiddenTest = errors.New(`warning: Hook test app/templates/tests/test.yaml failed: 1 error occurred:
 	* pods is forbidden: User "system:serviceaccount:ops:chartkeeper" cannot create resource "pods" in API group "" in the namespace "ns"`)
 
 func TestChartTest(t *testing.T) {
@@ -53,7 +53,7 @@ func TestChartTest(t *testing.T) {
 			want: "Untested/Test!", events: []string{"Warning TransientError"}, stepErr: true,
 			conds: map[string]string{"Tested": ""}, lastAction: "Install"},
 		{name: "RBAC refusing the test Pods is no verdict: held back", policy: withTests(watches.TestRemediate), setup: installed,
-			fail: map[string]error{"Test": forbiddenTest},
+			fail: map[string]error{"Test": errForbiddenTest},
 			want: "Untested/Test!", events: []string{"Warning Forbidden"},
 			conds:      map[string]string{"Tested": "Unknown Forbidden", "Ready": "False Forbidden", "Stalled": ""},
 			lastAction: "Install"},

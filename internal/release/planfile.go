@@ -50,7 +50,7 @@ func (e *Engine) Plan(ctx context.Context, t Target, obj *unstructured.Unstructu
 		return nil, err
 	}
 	if err := s.desire(ctx); err != nil {
-		return nil, fmt.Errorf("Go hooks: %w", err)
+		return nil, fmt.Errorf("running the Go hooks: %w", err)
 	}
 	if s.d.err != nil {
 		return nil, s.d.err

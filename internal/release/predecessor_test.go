@@ -96,15 +96,13 @@ func TestPredecessorConditions(t *testing.T) {
 func predecessorLeftovers() api.Status {
 	at := metav1.NewTime(t0.Add(-time.Hour))
 	st := api.Status{DeployedRelease: &api.DeployedRelease{Name: "app", Manifest: "---\n# stale\n"}}
-	for _, c := range []metav1.Condition{
+	st.Conditions = []metav1.Condition{
 		{Type: "example.com/Audited", Status: "True", Reason: "Checked", Message: "by the auditor", LastTransitionTime: at},
 		{Type: api.ConditionDeployed, Status: "True", Reason: string(api.ReasonInstallSuccessful), LastTransitionTime: at},
 		{Type: api.ConditionInitialized, Status: "True", LastTransitionTime: at},
 		{Type: api.ConditionIrreconcilable, Status: "False", LastTransitionTime: at},
 		{Type: api.ConditionPaused, Status: "False", LastTransitionTime: at},
 		{Type: api.ConditionReleaseFailed, Status: "False", LastTransitionTime: at},
-	} {
-		st.Conditions = append(st.Conditions, c)
 	}
 	return st
 }
