@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -18,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/chartkeeper/chartkeeper/internal/api"
-	"github.com/chartkeeper/chartkeeper/internal/metrics"
 	"github.com/chartkeeper/chartkeeper/internal/release"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
@@ -75,13 +73,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		}
 	}
 
-	persisted, writtenAt, st, err := r.statuses.of(obj)
+	w, st, err := r.beginStatus(req.NamespacedName, obj)
 	if err != nil {
-		r.log.Info("replacing an unreadable status", "resource", req.NamespacedName, "error", err.Error())
-	}
-	// The merge patch is computed from the status as written.
-	before := obj.DeepCopy()
-	if err := api.SetStatus(before, persisted); err != nil {
 		return ctrl.Result{}, err
 	}
 	// goes: the resource is deleted with chartkeeper's finalizer, the
@@ -89,44 +82,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	goes := false
 	var res release.Result
 	defer func() {
-		switch {
-		case goes:
-			return
-		case equality.Semantic.DeepEqual(persisted, st):
-			r.statuses.settled(obj.GetUID()) // a held rewording is moot now
-			return
+		if !goes {
+			w.finish(ctx, st, res.Causes, &result, &retErr)
 		}
-		now := r.clock.Now()
-		reworded := !writtenAt.IsZero() && rewordedOnly(persisted, st) && !saysNewCause(persisted, st, res.Causes)
-		wait := holdBack(reworded, writtenAt, now)
-		if wait == 0 && reworded {
-			wait = r.statuses.turn(obj.GetUID()) // statusturns.go
-		}
-		if wait > 0 && retErr == nil {
-			r.statuses.hold(obj.GetUID(), st)
-			r.statuses.named(obj.GetUID(), req.NamespacedName) // should it go meanwhile
-			if result.RequeueAfter == 0 || wait < result.RequeueAfter {
-				result.RequeueAfter = wait
-			}
-			return
-		}
-		rv, gone, err := r.patchStatus(ctx, before, st)
-		if err != nil {
-			if retErr == nil {
-				retErr = err
-			}
-			return
-		}
-		if rv == "" && gone {
-			r.statuses.forget(obj.GetUID()) // deleted meanwhile: nothing to remember
-			return
-		}
-		r.statuses.wrote(obj.GetUID(), st, now, rv)
-		change := metrics.StatusChanged
-		if reworded {
-			change = metrics.StatusReworded
-		}
-		metrics.ObserveStatusWrite(r.target.Watch.Kind, readyReason(st), change)
 	}()
 
 	res, err = r.engine.Step(ctx, r.target, obj, &st)
@@ -157,23 +115,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, r.removeFinalizers(ctx, obj, drop...)
 	}
 	return ctrl.Result{RequeueAfter: res.Requeue}, nil
-}
-
-// patchStatus writes st as the status subresource with a merge patch
-// against the object as it was read, and returns the resourceVersion the
-// write made, or gone if the resource is.
-func (r *Reconciler) patchStatus(ctx context.Context, before *unstructured.Unstructured, st api.Status) (rv string, gone bool, err error) {
-	after := before.DeepCopy()
-	if err := api.SetStatus(after, st); err != nil {
-		return "", false, err
-	}
-	if err := r.client.Status().Patch(ctx, after, client.MergeFrom(before)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return "", true, nil
-		}
-		return "", false, fmt.Errorf("patching status: %w", err)
-	}
-	return after.GetResourceVersion(), false, nil
 }
 
 // patchFinalizer adds or removes chartkeeper's finalizer with an
