@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"helm.sh/helm/v3/pkg/chartutil"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,109 +16,15 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/helm"
 	"github.com/chartkeeper/chartkeeper/internal/ownership"
 	"github.com/chartkeeper/chartkeeper/internal/readiness"
-	"github.com/chartkeeper/chartkeeper/internal/values"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
-// desired is what a custom resource asks for.
-type desired struct {
-	ref watches.ReleaseRef
-	// account is the ServiceAccount the release runs as (zero: the
-	// operator's own rights; identity.go).
-	account watches.ServiceAccountRef
-	values  chartutil.Values
-	digest  string
-	err     error // the values cannot be computed
-	// redact hides the values the chart's schema marks secret (in the
-	// spec and in the computed values) from every message: conditions,
-	// events, logs, hook failures. Built once per step.
-	redact *values.Redactor
-	// secrets are the strings redact hides.
-	secrets []string
-}
-
-// desire computes the desired release: name, values (valuesFrom, under the
-// spec translated by the kind's Translator hooks, with overrides on top)
-// and their digest. A hook failure is returned apart: it is retried, not a
-// verdict on the values.
-func (s *step) desire(ctx context.Context) (hookErr error) {
-	d := &s.d
-	t, obj := s.t, s.obj
-	d.ref, d.err = t.Watch.Release(obj.GetName(), obj.GetNamespace())
-	if d.err != nil {
-		return nil
-	}
-	if d.err = s.resolveAccount(); d.err != nil {
-		return nil
-	}
-	spec, err := values.FromSpec(obj)
-	if err != nil {
-		d.err = err
-		return nil
-	}
-	secrets := append(values.SecretStrings(t.Watch.Chart, spec), s.from.secrets...)
-	d.redact = values.NewRedactor(secrets)
-	defer func() {
-		if d.values != nil { // a translator or override may have added secrets
-			if more := values.SecretStrings(t.Watch.Chart, d.values); len(more) > 0 {
-				secrets = append(secrets, more...)
-				d.redact = values.NewRedactor(secrets)
-			}
-		}
-		d.secrets = secrets
-		d.err = d.redact.Error(d.err)
-		hookErr = d.redact.Error(hookErr)
-	}()
-	if s.from.err != nil {
-		d.err = s.from.err
-		return nil
-	}
-	if obj.GetDeletionTimestamp() == nil { // a resource being deleted needs no new values
-		if len(s.chain) > 0 {
-			// The user's spec is checked against the chart's schema before
-			// any hook acts on it: a hook must not change anything outside
-			// Helm (etcd membership, say) for a spec the chart refuses.
-			in, err := s.compute(spec)
-			if err == nil {
-				err = values.Validate(t.Watch.Chart, in)
-			}
-			if err != nil {
-				d.err = err
-				return nil
-			}
-		}
-		if spec, err = s.chain.Translate(ctx, s.hookRequest(), spec); err != nil {
-			return err
-		}
-	}
-	if d.values, d.err = s.compute(spec); d.err != nil {
-		return nil
-	}
-	d.digest, d.err = values.Digest(t.ChartDigest, d.values)
-	return nil
-}
-
-// observe builds the Observation of one step.
+// observe builds the Observation of one step: what the resource and its
+// status say, then the release's revisions (owner, forgery), its latest
+// revision, and for a deployed revision in sync the released objects.
 func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstructured, st *api.Status, d desired, sg steering) (Observation, []object, error) {
-	o := Observation{
-		Now:                e.clock.Now(),
-		Deleting:           obj.GetDeletionTimestamp() != nil,
-		DesiredDigest:      d.digest,
-		ValuesError:        d.err,
-		Failures:           st.Failures,
-		FailedDigest:       st.FailedDigest,
-		LastFailureMessage: st.LastFailureMessage,
-		Backoff:            backoffOf(st),
-		SkipUninstallHooks: obj.GetAnnotations()[api.AnnotationSkipUninstallHooks] == "true",
-	}
-	o.DriftMode, _ = driftModeOf(obj, t.Watch.Policy)
-	if ts := obj.GetDeletionTimestamp(); ts != nil {
-		o.DeletingSince = ts.Time
-	}
-	if st.LastFailureTime != nil {
-		o.LastFailure = st.LastFailureTime.Time
-	}
-	o.observeSteering(sg, st)
+	o := e.observeResource(t, obj, st, sg)
+	o.DesiredDigest, o.ValuesError = d.digest, d.err
 	if !o.Deleting && sg.holds() {
 		return o, nil, nil // suspended or refused: nothing to decide on
 	}
@@ -130,19 +35,9 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		o.ValuesError = &ChartError{Err: errors.New(st.TerminalError), Reason: terminalReason(st)}
 	}
 	key := releaseKey(d.ref)
-	revs, err := e.helm.Revisions(ctx, e.meta, d.ref.Name, d.ref.Namespace)
+	revs, err := e.revisionsFor(ctx, obj, d.ref, o.Deleting)
 	if err != nil {
 		return o, nil, err
-	}
-	if len(revs) == 0 && (!o.Deleting || predecessorFinalized(obj)) {
-		// Before an install: a release made outside chartkeeper is not in
-		// the label-scoped cache; the storage's own cache of every release
-		// Secret shows it (owner.go), as it does what the storage wrote.
-		// So does a predecessor's release never taken over, when its
-		// resource is deleted with the predecessor's finalizer.
-		if revs, err = e.helm.StoredRevisions(ctx, d.ref.Name, d.ref.Namespace); err != nil {
-			return o, nil, err
-		}
 	}
 	if o.Owner, err = e.ownerOf(ctx, t, obj, d.ref, revs); err != nil || o.Owner.refused() {
 		return o, nil, err
@@ -169,11 +64,62 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 		}
 		return o, nil, nil
 	}
+	e.observeLatest(&o, t, obj, st, d, sg, revs)
+	if o.Deleting || o.Latest.Status != helmrelease.StatusDeployed || o.Latest.Digest != d.digest {
+		return o, nil, nil
+	}
+	if unsigned != nil { // never trusted for what it names
+		o.Latest.Digest, o.OutOfBand = "", unsignedMessage(o.Latest.Version, unsigned)
+		return o, nil, nil
+	}
+	return e.observeReleased(ctx, t, obj, d, o)
+}
+
+// observeResource is what the resource and its status say, before the
+// release is looked at.
+func (e *Engine) observeResource(t Target, obj *unstructured.Unstructured, st *api.Status, sg steering) Observation {
+	o := Observation{
+		Now:                e.clock.Now(),
+		Deleting:           obj.GetDeletionTimestamp() != nil,
+		Failures:           st.Failures,
+		FailedDigest:       st.FailedDigest,
+		LastFailureMessage: st.LastFailureMessage,
+		Backoff:            backoffOf(st),
+		SkipUninstallHooks: obj.GetAnnotations()[api.AnnotationSkipUninstallHooks] == "true",
+	}
+	o.DriftMode, _ = driftModeOf(obj, t.Watch.Policy)
+	if ts := obj.GetDeletionTimestamp(); ts != nil {
+		o.DeletingSince = ts.Time
+	}
+	if st.LastFailureTime != nil {
+		o.LastFailure = st.LastFailureTime.Time
+	}
+	o.observeSteering(sg, st)
+	return o
+}
+
+// revisionsFor lists the release's revisions, oldest first.
+func (e *Engine) revisionsFor(ctx context.Context, obj *unstructured.Unstructured, ref watches.ReleaseRef, deleting bool) ([]helm.Revision, error) {
+	revs, err := e.helm.Revisions(ctx, e.meta, ref.Name, ref.Namespace)
+	if err != nil || len(revs) > 0 || (deleting && !predecessorFinalized(obj)) {
+		return revs, err
+	}
+	// Before an install: a release made outside chartkeeper is not in the
+	// label-scoped cache; the storage's own cache of every release Secret
+	// shows it (owner.go), as it does what the storage wrote. So does a
+	// predecessor's release never taken over, when its resource is
+	// deleted with the predecessor's finalizer.
+	return e.helm.StoredRevisions(ctx, ref.Name, ref.Namespace)
+}
+
+// observeLatest is what the latest of revs (there is one) and the status
+// say of it.
+func (e *Engine) observeLatest(o *Observation, t Target, obj *unstructured.Unstructured, st *api.Status, d desired, sg steering, revs []helm.Revision) {
 	l := revs[len(revs)-1]
 	o.Latest = &Revision{Version: l.Version, Status: l.Status, Digest: l.Labels[api.LabelDigest]}
 	o.observeApproval(t.Watch.Policy.Approval, obj, d, sg, st)
 	if l.Status.IsPending() {
-		o.PendingSince, o.ActionRunning = l.Modified, e.running.has(key)
+		o.PendingSince, o.ActionRunning = l.Modified, e.running.has(releaseKey(d.ref))
 	}
 	o.PreviousDeployed = previousDeployed(e.trustedTargets(revs))
 	if rs := st.Release; rs != nil && rs.Revision == l.Version && rs.LastActionTime != nil {
@@ -186,24 +132,24 @@ func (e *Engine) observe(ctx context.Context, t Target, obj *unstructured.Unstru
 	if ts := st.Test; ts != nil && ts.Revision == l.Version {
 		o.Tested = ts.DeepCopy()
 	}
-	if o.Deleting || o.Latest.Status != helmrelease.StatusDeployed || o.Latest.Digest != d.digest {
-		return o, nil, nil
-	}
-	if unsigned != nil { // never trusted for what it names
-		o.Latest.Digest, o.OutOfBand = "", unsignedMessage(l.Version, unsigned)
-		return o, nil, nil
-	}
-	if p, err := e.provenanceOf(ctx, t, d, l.Version); err != nil {
+}
+
+// observeReleased completes the Observation of a deployed latest revision
+// labelled with the desired digest: whether it really holds the desired
+// chart and values (provenance), and the state of its released objects.
+func (e *Engine) observeReleased(ctx context.Context, t Target, obj *unstructured.Unstructured, d desired, o Observation) (Observation, []object, error) {
+	key, version := releaseKey(d.ref), o.Latest.Version
+	if p, err := e.provenanceOf(ctx, t, d, version); err != nil {
 		if fe, ok := helm.IsForged(err); ok {
 			o.Latest, o.Forged = nil, e.foundForged(key, fe)
 			return o, nil, nil
 		}
 		return o, nil, err
 	} else if !p.verified { // the label was inherited: out of sync
-		o.Latest.Digest, o.OutOfBand = "", outOfBandMessage(l.Version, p)
+		o.Latest.Digest, o.OutOfBand = "", outOfBandMessage(version, p)
 		return o, nil, nil
 	}
-	objs, err := e.objects(ctx, d.ref, l.Version)
+	objs, err := e.objects(ctx, d.ref, version)
 	if err != nil {
 		if fe, ok := helm.IsForged(err); ok {
 			o.Latest, o.Forged = nil, e.foundForged(key, fe)

@@ -321,15 +321,6 @@ func valuesAt(shape, vals any) []string {
 // yamlLine finds the line a YAML parser names in its message.
 var yamlLine = regexp.MustCompile(`line \d+`)
 
-// compute merges the valuesFrom values under spec and sets the watch's
-// overrideValues on top: valuesFrom in order, then the spec, then the
-// overrides; the last wins.
-func (s *step) compute(spec chartutil.Values) (chartutil.Values, error) {
-	if s.from.values != nil {
-		spec = values.Merge(s.from.values, spec)
-	}
-	return values.ComputeAs(spec, s.t.Watch.OverrideValues, s.t.Watch.OverrideValuesAsStrings)
-}
 
 // waitForValues records a step that found the valuesFrom of the resource
 // missing or unreadable (StateWaiting): backed off like a failure, with an
