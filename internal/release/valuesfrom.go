@@ -321,7 +321,6 @@ func valuesAt(shape, vals any) []string {
 // yamlLine finds the line a YAML parser names in its message.
 var yamlLine = regexp.MustCompile(`line \d+`)
 
-
 // waitForValues records a step that found the valuesFrom of the resource
 // missing or unreadable (StateWaiting): backed off like a failure, with an
 // Event, unless it is already waiting out its backoff. The object is
