@@ -12,7 +12,9 @@ import (
 
 // createAPICommand packages a chart as a new kind: chart, watch entry,
 // optional hook stub (package scaffold), then CRD, RBAC and sample
-// (GenerateManifests), all idempotent.
+// (GenerateManifests), then the entry's scope, storage and CRD policy
+// (scaffold's Result.Decide), all idempotent. It parses the flags, prints
+// what was done and returns the exit code.
 func createAPICommand(args []string, stdout, stderr io.Writer) int {
 	fs := apps.NewFlagSet("create-api", stderr)
 	var o scaffold.Options
@@ -45,7 +47,10 @@ func createAPICommand(args []string, stdout, stderr io.Writer) int {
 		}
 		return reportError(stderr, "chartkeeper create-api (nothing changed)", err)
 	}
-	decided, err := decide(res, o, configDir, files, stderr)
+	decided, err := res.Decide(o, configDir, files)
+	for _, n := range decided.Notes {
+		fmt.Fprintln(stderr, n)
+	}
 	if err != nil {
 		if rerr := res.Rollback(); rerr != nil {
 			fmt.Fprintf(stderr, "chartkeeper create-api: putting back the chart and watches.yaml: %v\n", rerr)
@@ -56,12 +61,9 @@ func createAPICommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "chartkeeper create-api: %v\n", err)
 	}
 	for _, c := range res.Changes {
-		if c.Path == "watches.yaml" && c.Action == "unchanged" && len(decided) > 0 {
-			c.Action = "updated"
-		}
 		fmt.Fprintln(stdout, c)
 		if c.Path == "watches.yaml" {
-			for _, l := range decided {
+			for _, l := range decided.Lines {
 				fmt.Fprintln(stdout, l)
 			}
 		}

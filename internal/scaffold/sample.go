@@ -1,15 +1,15 @@
-package cli
+package scaffold
 
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/chartkeeper/chartkeeper/internal/crdschema"
 	"github.com/chartkeeper/chartkeeper/internal/manifests"
-	"github.com/chartkeeper/chartkeeper/internal/scaffold"
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
@@ -17,7 +17,7 @@ import (
 // it writes one: a sample that exists is the user's) against the CRD it
 // writes, as the API server checks a create with strict field
 // validation: a sample the CRD refuses is an error naming the fields.
-func checkSample(o scaffold.Options, files map[string][]byte) error {
+func checkSample(o Options, files map[string][]byte) error {
 	w := watches.Watch{Group: o.Group, Version: o.Version, Kind: o.Kind}
 	rel := filepath.Join("samples", manifests.SampleFile(w))
 	sample, ok := files[rel]
@@ -35,4 +35,9 @@ func checkSample(o scaffold.Options, files map[string][]byte) error {
 			crdRel, rel, indent(err.Error()))
 	}
 	return nil
+}
+
+// indent indents every line of s by two spaces.
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 }
