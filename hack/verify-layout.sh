@@ -5,7 +5,10 @@
 #      into ./cmd/chartkeeper: the binary never depends on tooling;
 #  (c) Helm behind one door: among the product packages (cmd/..., internal/...)
 #      only internal/helm imports Helm's action, storage, kube and postrender
-#      packages (non-test imports, i.e. what links into the binary).
+#      packages (non-test imports, i.e. what links into the binary);
+#  (d) the cache leaves stay leaves: internal/intern, internal/dictpack and
+#      internal/recorder import no other package of this module (non-test
+#      imports), so the caches and the Event sender never pull the engine in.
 # Prints every violation and exits 1 if there is any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +23,11 @@ helm_private=(
   helm.sh/helm/v3/pkg/kube
   helm.sh/helm/v3/pkg/postrender
   github.com/operator-framework/helm-operator-plugins/pkg/storage
+)
+leaves=(
+  internal/intern
+  internal/dictpack
+  internal/recorder
 )
 
 failed=0
@@ -61,8 +69,17 @@ for helm_pkg in "${helm_private[@]}"; do
   done < <(echo "$product_edges" | awk -v dep="$helm_pkg" '$2 == dep {print $1}' | sort -u)
 done
 
+# (d) the cache leaves import nothing of the module (a direct import is
+# enough to check: with none, there is no indirect one either).
+for leaf in "${leaves[@]}"; do
+  while read -r dep; do
+    [ -n "$dep" ] || continue
+    fail "(d) $leaf imports ${dep#"$module"/}: $leaf is a leaf and must import no package of $module (pass what it needs in from its caller)"
+  done < <(echo "$product_edges" | awk -v pkg="$module/$leaf" -v m="$module" '$1 == pkg && ($2 == m || index($2, m "/") == 1) {print $2}' | sort -u)
+done
+
 if [ "$failed" -ne 0 ]; then
-  echo "verify-layout: FAILED: internal/ holds the product (what cmd/chartkeeper links), test/ the tooling, and internal/helm is the only door to Helm" >&2
+  echo "verify-layout: FAILED: internal/ holds the product (what cmd/chartkeeper links), test/ the tooling, internal/helm is the only door to Helm, and internal/{intern,dictpack,recorder} are leaves" >&2
   exit 1
 fi
-echo "verify-layout: ok ($(echo "$internal" | wc -l) packages under internal/, all linked into $binary; no tooling linked; Helm behind internal/helm)"
+echo "verify-layout: ok ($(echo "$internal" | wc -l) packages under internal/, all linked into $binary; no tooling linked; Helm behind internal/helm; ${#leaves[@]} leaves import nothing of $module)"

@@ -57,6 +57,16 @@ type Hook struct {
 	secure sync.Map
 }
 
+// The phases Hook implements, checked at compile time: hooks.Hook.Impl is
+// an any, so a method whose signature drifted from its interface would
+// otherwise be silently skipped.
+var (
+	_ hooks.Translator  = (*Hook)(nil)
+	_ hooks.PostRelease = (*Hook)(nil)
+	_ hooks.Permissions = (*Hook)(nil)
+	_ hooks.ImageUser   = (*Hook)(nil)
+)
+
 // DefaultRestoreImage is the operator image, which carries the restore
 // command.
 var DefaultRestoreImage = "ghcr.io/chartkeeper/chartkeeper:latest"

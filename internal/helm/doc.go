@@ -1,9 +1,20 @@
-// Package helm is a thin wrapper over the Helm SDK, and the only package
+// Package helm is the operator's door to the Helm SDK, and the only package
 // that imports Helm's action, storage, kube and postrender packages: it
 // performs one Helm action (install, upgrade, rollback, uninstall, unlock,
-// test) or reads a release when asked, lists revisions from their Secrets'
-// labels (Revisions, ReleaseOf), and takes no decisions. Which action to run, when, and what a
-// failure means is the release package's business.
+// test, take-over, plan) or reads a release when asked, lists revisions
+// from their Secrets' labels (Revisions, StoredRevisions, ReleaseOf), and takes no
+// decisions. Which action to run, when, and what a failure means is the
+// release package's business.
+//
+// It is not a thin wrapper: around Helm's actions it keeps what the engine
+// relies on. The Guard of an action admits or refuses each object (scope,
+// admit.go), redacts secret values from Helm's logs, records what was
+// written and impersonates the release's account; the release storage is
+// cached (secretcache.go), signed against forgery (signing.go) and stamped
+// with labels read without decoding (stamps.go); and several of Helm's
+// kube client steps are replaced by ones that cost fewer API requests
+// (createfirst.go, update.go, deletetogether.go, purge.go, onewrite.go)
+// or repair a refused patch (repair.go).
 //
 // Releases are stored with Helm's Secret driver in the release namespace, so
 // the helm CLI (helm list -A, helm history) sees them; a watch with storage

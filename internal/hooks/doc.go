@@ -38,10 +38,13 @@
 //
 // An error stops the step: the resource's Ready condition turns False with
 // the reason HookFailed and a message naming the hook and the phase (an
-// *Error, e.g. "hook freeze (pre-release): ..."), an Event is recorded, and the step is
-// retried with the work queue's exponential backoff. Nothing else about
-// the release changes: a failing PreRelease prevents the install or
-// upgrade, a failing BeforeUninstall delays the uninstall.
+// *Error, e.g. "hook freeze (pre-release): ..."), an Event is recorded, and
+// the phase is tried again after the watch's remediation backoff
+// (exponential in the failures in a row, with jitter; the resource's
+// status.nextAttemptTime says when), no step calling the hook before then.
+// Nothing else about the release changes: a failing PreRelease prevents the
+// install or upgrade, a failing BeforeUninstall holds the uninstall (and
+// the deletion: the finalizer stays).
 //
 // # Timeouts
 //

@@ -6,6 +6,14 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 )
 
+// Each function type implements its interface (checked at compile time).
+var (
+	_ Translator      = TranslatorFunc(nil)
+	_ PreRelease      = PreReleaseFunc(nil)
+	_ PostRelease     = PostReleaseFunc(nil)
+	_ BeforeUninstall = BeforeUninstallFunc(nil)
+)
+
 // TranslatorFunc is a Translator written as a function, as
 // http.HandlerFunc is a Handler.
 type TranslatorFunc func(ctx context.Context, req Request, vals chartutil.Values) (chartutil.Values, error)

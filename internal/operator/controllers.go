@@ -65,7 +65,7 @@ func (op *Operator) setupControllers(cfg *rest.Config, o options) error {
 	}
 	events := recorder.New(op.mgr.GetScheme(), "chartkeeper", func(ctx context.Context, ev *eventsv1.Event) error {
 		return live.Create(ctx, ev)
-	}, op.log.WithName("events"))
+	}, metrics.EventDropped, op.log.WithName("events"))
 	if err := op.mgr.Add(events); err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@
 // reporting controller and instance, regarding and related references).
 // At most MaxQueued wait to be sent; an Event past that is dropped and
 // counted (chartkeeper_events_dropped_total), as client-go's broadcaster
-// drops past its 1,000. An Event the API server could not take for a
+// drops past its 1,000 (the count is the caller's: New's dropped). An Event the API server could not take for a
 // passing reason (unreachable, timeout, throttled, a 5xx) is tried again,
 // at most MaxTries times in all; one it refused is not. Each Event is also
 // logged at debug level (V(1)), as the manager's recorder logged it.
@@ -41,8 +41,6 @@ import (
 	"k8s.io/client-go/tools/reference"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
-
-	"github.com/chartkeeper/chartkeeper/internal/metrics"
 )
 
 // The bounds of the queue and of the tries.
@@ -71,6 +69,7 @@ type Recorder struct {
 	create     CreateFunc
 	clock      clock.PassiveClock
 	log        logr.Logger
+	dropped    func()
 
 	queue chan *queued
 }
@@ -83,12 +82,17 @@ type queued struct {
 }
 
 // New returns a recorder reporting as controller (its instance: controller
-// and the host's name, as client-go's), creating Events with create.
-func New(scheme *runtime.Scheme, controller string, create CreateFunc, log logr.Logger) *Recorder {
+// and the host's name, as client-go's), creating Events with create and
+// calling dropped (if not nil) for each Event dropped from a full queue.
+// The package stays a leaf of the module: the caller owns the metric.
+func New(scheme *runtime.Scheme, controller string, create CreateFunc, dropped func(), log logr.Logger) *Recorder {
 	host, _ := os.Hostname()
+	if dropped == nil {
+		dropped = func() {}
+	}
 	return &Recorder{
 		scheme: scheme, controller: controller, instance: controller + "-" + host,
-		create: create, clock: clock.RealClock{}, log: log,
+		create: create, clock: clock.RealClock{}, log: log, dropped: dropped,
 		queue: make(chan *queued, MaxQueued),
 	}
 }
@@ -149,7 +153,7 @@ func (r *Recorder) enqueue(q *queued) {
 	select {
 	case r.queue <- q:
 	default:
-		metrics.EventDropped()
+		r.dropped()
 		r.log.V(1).Info("dropping an Event: the queue is full", "reason", q.ev.Reason, "regarding", q.ev.Regarding.Name)
 	}
 }

@@ -18,13 +18,15 @@ import (
 	"github.com/chartkeeper/chartkeeper/internal/watches"
 )
 
-// action is one of the ten things a step can do. Each lives in its own
-// file (install.go, upgrade.go, rollback.go, uninstall.go, unlock.go,
-// correctdrift.go, prune.go, plan.go, charttest.go, takeover.go) and tells its whole story there: what it runs,
-// and how its success and its failure are recorded (the Event and its
-// reason, whether a failure counts toward remediation, status.release, the
-// Released and Remediated conditions). Decide chooses the action; act runs
-// it and reads back what storage holds.
+// action is a thing a step can do: one for each ActionKind but ActionNone
+// (actionFor). Each lives in its own file (install.go, upgrade.go,
+// rollback.go, uninstall.go, unlock.go, correctdrift.go, prune.go, plan.go,
+// charttest.go, takeover.go) and tells its story there: what it runs, and
+// how its success and its failure are recorded (the Event and its reason,
+// whether a failure counts toward remediation, status.release, the
+// Released and Remediated conditions), with the helpers below that several
+// share (failure, releasedDesired, chartRejected, ...). Decide chooses the
+// action; act runs it and reads back what storage holds.
 type action interface {
 	// kind names the action (metrics, status.release.lastAction, Result.Ran).
 	kind() ActionKind

@@ -12,7 +12,13 @@ import (
 // State names what an observation found.
 type State string
 
-// The states, checked in this order.
+// The states. Decide (decide.go) looks for them in this order, the first
+// found wins: Deleting; Stalled (a refused annotation); Suspended;
+// Waiting; Stalled (invalid values, a release owned by another or
+// forged); Absent; Locked; Inherited; Failed; OutOfSync, or
+// AwaitingApproval when it waits for approval; Leftovers; Drifted;
+// Unready; Untested or TestFailed; InSync. A state that would act is
+// Stalled instead when its retries are exhausted (retryGate, remediate).
 const (
 	// StateDeleting: the custom resource is being deleted.
 	StateDeleting State = "Deleting"
@@ -270,5 +276,8 @@ type Decision struct {
 	Message string
 }
 
-// policyOf is the subset of watches.Policy Decide uses.
+// policyOf is the watch's policy as Decide takes it: an alias of the whole
+// watches.Policy (not a subset of it), of which Decide reads what decides:
+// retries and remediation, backoff, timeouts and waits, drift, the upgrade
+// strategy and the chart's tests.
 type policyOf = watches.Policy

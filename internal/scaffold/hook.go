@@ -212,6 +212,11 @@ func init() {
 // (hooks.Permissions) so that make manifests grants them.
 type hook struct{}
 
+// The phases hook implements, checked at compile time: hooks.Hook.Impl is
+// an any, so a method whose signature is wrong would otherwise be silently
+// skipped. Add a line for each phase implemented (hooks.PreRelease, ...).
+var _ hooks.Translator = (*hook)(nil)
+
 // Translate returns the values to release for a {{.Kind}}: the values
 // computed so far, unchanged until logic is added here.
 func (h *hook) Translate(ctx context.Context, req hooks.Request, vals chartutil.Values) (chartutil.Values, error) {

@@ -37,6 +37,14 @@ type Credentials struct {
 	RotateAnnotation string
 }
 
+// The phases Credentials implements, checked at compile time: hooks.Hook.Impl is
+// an any, so a method whose signature drifted from its interface would
+// otherwise be silently skipped.
+var (
+	_ hooks.Translator  = (*Credentials)(nil)
+	_ hooks.PostRelease = (*Credentials)(nil)
+)
+
 // rotationAnnotation on the Secret records the last rotation request served.
 const rotationAnnotation = "chartkeeper.dev/rotation"
 

@@ -19,6 +19,11 @@ type StatusFields struct {
 	Fields []StatusField
 }
 
+// The phases StatusFields implements, checked at compile time: hooks.Hook.Impl is
+// an any, so a method whose signature drifted from its interface would
+// otherwise be silently skipped.
+var _ hooks.PostRelease = (*StatusFields)(nil)
+
 // StatusField is one copied field.
 type StatusField struct {
 	// Name is the key under status.app.

@@ -41,6 +41,14 @@ type TLS struct {
 	ValuesKey string
 }
 
+// The phases TLS implements, checked at compile time: hooks.Hook.Impl is
+// an any, so a method whose signature drifted from its interface would
+// otherwise be silently skipped.
+var (
+	_ hooks.Translator  = (*TLS)(nil)
+	_ hooks.PostRelease = (*TLS)(nil)
+)
+
 func (t *TLS) defaults() TLS {
 	d := *t
 	if d.CALifetime <= 0 {
