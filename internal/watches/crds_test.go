@@ -1,7 +1,6 @@
 package watches
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -20,22 +19,11 @@ func TestCRDPolicyLoads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, err := Parse([]byte("- version: v1\n  kind: Foo\n  chart: chart\n"+tt.field), "testdata")
-			if len(tt.errs) > 0 {
-				if err == nil {
-					t.Fatal("loaded")
-				}
-				for _, want := range tt.errs {
-					if !strings.Contains(err.Error(), want) {
-						t.Errorf("error %q does not say %q", err, want)
-					}
-				}
+			w, ok := parseOneField(t, tt.field, tt.errs...)
+			if !ok {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := ws[0].CRDPolicy(); got != tt.want {
+			if got := w.CRDPolicy(); got != tt.want {
 				t.Errorf("CRDPolicy() = %q, want %q", got, tt.want)
 			}
 		})

@@ -226,11 +226,8 @@ func TestStorageLoads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, err := Parse([]byte("- version: v1\n  kind: Foo\n  chart: chart\n"+tt.field), "testdata")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := ws[0].ReleaseStorage(); got != tt.want {
+			w, _ := parseOneField(t, tt.field)
+			if got := w.ReleaseStorage(); got != tt.want {
 				t.Errorf("ReleaseStorage() = %q, want %q", got, tt.want)
 			}
 		})

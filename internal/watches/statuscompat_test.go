@@ -1,7 +1,6 @@
 package watches
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -20,17 +19,11 @@ func TestStatusCompatLoads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, err := Parse([]byte("- version: v1\n  kind: Foo\n  chart: chart\n"+tt.field), "testdata")
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one saying %s", err, tt.wantErr)
-				}
+			w, ok := parseOneField(t, tt.field, nonEmpty(tt.wantErr)...)
+			if !ok {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := ws[0].HelmOperatorStatus(); got != tt.want {
+			if got := w.HelmOperatorStatus(); got != tt.want {
 				t.Errorf("HelmOperatorStatus() = %v, want %v", got, tt.want)
 			}
 		})

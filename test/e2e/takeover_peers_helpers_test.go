@@ -36,6 +36,19 @@ func peerGVK(kind string) schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: peerGroup, Version: "v1", Kind: kind}
 }
 
+// peerFixture is the set-up of a takeover test: the kind's CRD as
+// operator-sdk scaffolds it, a fresh namespace, and at the end the
+// resources' finalizers stripped (whatever operator is left running).
+func peerFixture(t *testing.T, kind string) (*testenv.Env, schema.GroupVersionKind, string) {
+	t.Helper()
+	env := testenv.Cluster(t)
+	gvk := peerGVK(kind)
+	installScaffoldedCRD(t, env, gvk)
+	ns := env.Namespace(t)
+	stripFinalizersAtEnd(t, env, gvk, ns)
+	return env, gvk, ns
+}
+
 // peerWatches writes a watches file of one kind over test/e2e/testdata's
 // app chart, given by absolute path (both predecessors and chartkeeper
 // read it), with extra fields of the watch (each line indented by two

@@ -69,11 +69,7 @@ func takeOver(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, ns, w
 // resources; chartkeeper takes them over.
 func TestTakeOverFromOperatorSDK(t *testing.T) {
 	parallel(t, 45*time.Second)
-	env := testenv.Cluster(t)
-	gvk := peerGVK("SdkApp")
-	installScaffoldedCRD(t, env, gvk)
-	ns := env.Namespace(t)
-	stripFinalizersAtEnd(t, env, gvk, ns)
+	env, gvk, ns := peerFixture(t, "SdkApp")
 	watchesFile := peerWatches(t, gvk, "")
 	sdk, err := osdk.New(env.Kubeconfig, gvk, peerChart())
 	if err != nil {
@@ -131,11 +127,7 @@ func checkOSDKLayout(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind
 // over.
 func TestTakeOverChunkedFromHelmOperatorPlugins(t *testing.T) {
 	parallel(t, 45*time.Second)
-	env := testenv.Cluster(t)
-	gvk := peerGVK("ChunkedApp")
-	installScaffoldedCRD(t, env, gvk)
-	ns := env.Namespace(t)
-	stripFinalizersAtEnd(t, env, gvk, ns)
+	env, gvk, ns := peerFixture(t, "ChunkedApp")
 	watchesFile := peerWatches(t, gvk, "  storage: chunked\n")
 	names := []string{"alpha", "beta"}
 	hop := startPeer(t, env, ns, buildBinary(t, "./test/peers/hopchunked"), "--watches-file", watchesFile, "--chunk-size", "1024")
@@ -251,11 +243,7 @@ func checkChunked(t *testing.T, env *testenv.Env, ns, name string, chunks bool) 
 // What chartkeeper left behind is logged (docs/migrating.md).
 func TestBackOutToHelmOperatorPlugins(t *testing.T) {
 	parallel(t, 60*time.Second)
-	env := testenv.Cluster(t)
-	gvk := peerGVK("HopApp")
-	installScaffoldedCRD(t, env, gvk)
-	ns := env.Namespace(t)
-	stripFinalizersAtEnd(t, env, gvk, ns)
+	env, gvk, ns := peerFixture(t, "HopApp")
 	watchesFile := peerWatches(t, gvk, "")
 	names := []string{"alpha", "beta"}
 	hopBin := helmOperatorBinary(t)
